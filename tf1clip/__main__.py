@@ -1,0 +1,3 @@
+from tf1clip.cli import run_main
+
+run_main()
