@@ -12,7 +12,6 @@ _LAZY = {
     "ClippedOptimizer": "tf1clip.optimizer",
     "clip_gradients_by_norm": "tf1clip.optimizer",
     "clip_gradients": "tf1clip.clipping",
-    "clip_by_average_norm": "tf1clip.clipping",
     "MODES": "tf1clip.clipping",
 }
 

@@ -1,0 +1,1 @@
+"""TF 1.x ``tensorflow.examples`` namespace, provided by tf1clip."""

@@ -1,0 +1,212 @@
+"""`tf1clip run SCRIPT [ARGS...]`: run an unmodified TF 1.x script on TF 2.21 in graph mode.
+
+The script is executed as `__main__` the way `python SCRIPT` would (sys.argv, sys.path[0],
+exit status). While it runs, `import tensorflow...` written in the user's own files (not in
+installed libraries, which keep the real TensorFlow) resolves to the TF 1.x face
+`tf1clip.v1`: `tensorflow` is the face, `tensorflow.contrib.X` is `tf1clip.contrib.X`,
+`tensorflow.examples.X` is `tf1clip.examples.X`, anything else (`tensorflow.python...`) is the
+real module. The face adds no graph ops, so graph-level seeds give the script's own numbers.
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import os
+import sys
+import sysconfig
+import traceback
+import types
+
+from tf1clip._source import check_source, decode_source
+from tf1clip.cli import UsageError
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+USAGE = "usage: tf1clip run SCRIPT [ARGS...]\n"
+
+
+class _UserCode:
+    """Decides whether an importing module is the user's (gets the face) or a library's."""
+
+    def __init__(self):
+        prefixes = {_HERE}
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            path = sysconfig.get_paths().get(key)
+            if path:
+                prefixes.add(os.path.realpath(path))
+        for path in sys.path:  # site-packages of other layouts (user site, --target dirs)
+            if path and os.path.basename(path) in ("site-packages", "dist-packages"):
+                prefixes.add(os.path.realpath(path))
+        self._prefixes = tuple(p.rstrip(os.sep) + os.sep for p in prefixes)
+        self._cache: dict[str, bool] = {}
+
+    def __call__(self, module_globals) -> bool:
+        if not module_globals:
+            return False
+        filename = module_globals.get("__file__")
+        if not filename:
+            return module_globals.get("__name__") == "__main__"
+        verdict = self._cache.get(filename)
+        if verdict is None:
+            verdict = not os.path.realpath(filename).startswith(self._prefixes)
+            self._cache[filename] = verdict
+        return verdict
+
+    def is_user_file(self, filename: str) -> bool:
+        return self({"__file__": filename})
+
+
+class FaceImporter:
+    """Wraps builtins.__import__ so that users' `import tensorflow...` gets the TF 1.x face."""
+
+    _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
+
+    def __init__(self, face: types.ModuleType, user_code: _UserCode):
+        self.face = face
+        self.user_code = user_code
+        self._original = None
+
+    def install(self):
+        self._original = builtins.__import__
+        builtins.__import__ = self
+
+    def uninstall(self):
+        if self._original is not None:
+            builtins.__import__ = self._original
+            self._original = None
+
+    def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and (name == "tensorflow" or name.startswith("tensorflow.")) and self.user_code(globals):
+            return self._face_import(name, fromlist)
+        return self._original(name, globals, locals, fromlist, level)
+
+    def _face_import(self, name, fromlist):
+        from tf1clip.errors import UnsupportedImport, UnsupportedSymbol
+
+        parts = name.split(".")
+        if len(parts) == 1:
+            target = self.face
+        elif parts[1] in self._OWN:
+            try:
+                target = self._resolve_own(parts)
+                for item in fromlist or ():
+                    if item != "*":
+                        self._child(target, item, parts)
+            except UnsupportedSymbol as exc:
+                raise UnsupportedImport(exc.symbol.replace("tf.", "tensorflow.", 1), _hint(exc)) from None
+        else:
+            target = self._original(name, None, None, fromlist, 0)
+        return target if fromlist else self.face
+
+    def _resolve_own(self, parts):
+        from tf1clip.errors import UnsupportedSymbol
+
+        target = importlib.import_module(self._OWN[parts[1]])
+        for depth, part in enumerate(parts[2:], start=2):
+            target = self._child(target, part, parts[:depth])
+        return target
+
+    @staticmethod
+    def _child(module, name, parent_parts):
+        """module.name, importing it as a submodule if need be; else UnsupportedSymbol."""
+        from tf1clip.errors import UnsupportedSymbol
+
+        try:
+            return getattr(module, name)
+        except UnsupportedSymbol:
+            raise
+        except AttributeError:
+            try:
+                return importlib.import_module(f"{module.__name__}.{name}")
+            except ModuleNotFoundError:
+                raise UnsupportedSymbol("tf." + ".".join([*parent_parts[1:], name])) from None
+
+
+def _hint(exc) -> str:
+    message = str(exc)
+    return message.split("; ", 1)[1] if "; " in message else ""
+
+
+def main(argv: list[str], debug: bool = False) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    script, args = argv[0], argv[1:]
+    if not os.path.exists(script):
+        raise UsageError(f"{script}: no such file")
+    if os.path.isdir(script):
+        raise UsageError(f"{script}: is a directory; give the script to run")
+    with open(script, "rb") as handle:
+        data = handle.read()
+    problem = check_source(script, data)
+    if problem is not None:
+        print(problem.one_line(), file=sys.stderr)
+        return 2
+    text, _ = decode_source(data)
+    return run_script(script, text, args, debug=debug)
+
+
+def run_script(script: str, text: str, args: list[str], debug: bool = False) -> int:
+    """Execute `text` (the source of `script`) as __main__ with the TF 1.x face installed."""
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    face = importlib.import_module("tf1clip.v1")
+    user_code = _UserCode()
+    importer = FaceImporter(face, user_code)
+
+    path = os.path.abspath(script)
+    code = compile(text, script, "exec", dont_inherit=True)
+    main_module = types.ModuleType("__main__")
+    main_module.__file__ = path
+    main_module.__builtins__ = builtins
+    saved = sys.argv, list(sys.path), sys.modules.get("__main__")
+    sys.argv = [script, *args]
+    sys.path[0:1] = [os.path.dirname(path)]
+    sys.modules["__main__"] = main_module
+    importer.install()
+    try:
+        exec(code, main_module.__dict__)
+    except SystemExit as exc:
+        return _exit_status(exc.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        return 130
+    except BaseException as exc:  # noqa: BLE001 - the user's script crashed: report it like python does
+        if getattr(exc, "tf1clip_unsupported", False) and not debug:
+            print(f"{_user_location(exc, user_code, script)}: {exc}", file=sys.stderr)
+            return 2
+        _print_user_traceback(exc)
+        return 1
+    finally:
+        importer.uninstall()
+        sys.argv, sys.path[:] = saved[0], saved[1]
+        if saved[2] is not None:
+            sys.modules["__main__"] = saved[2]
+        sys.stdout.flush()
+    return 0
+
+
+def _exit_status(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _user_location(exc, user_code: _UserCode, script: str) -> str:
+    location = f"{script}:1"
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        filename = frame.f_code.co_filename
+        if os.path.abspath(filename) == os.path.abspath(script) or (
+                filename != __file__ and user_code.is_user_file(filename)):
+            location = f"{filename}:{lineno}"
+    return location
+
+
+def _print_user_traceback(exc):
+    """The traceback `python SCRIPT` would print: the runner's own frames left out."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
+             *traceback.format_exception_only(type(exc), exc)]
+    sys.stderr.write("".join(lines))
