@@ -22,8 +22,11 @@ elif os.environ.get("TF_USE_LEGACY_KERAS") not in ("1", "true", "True"):
 
 import tensorflow as _tf  # noqa: E402
 
+from tensorflow.python.util import deprecation as _deprecation  # noqa: E402
+
 _v1 = _tf.compat.v1
-_v1.disable_v2_behavior()
+with _deprecation.silence():  # TF 1.x scripts asked for graph mode; no warning about it
+    _v1.disable_v2_behavior()
 
 _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
 

@@ -1,0 +1,38 @@
+"""Shared test helpers: run tf1clip / python in real subprocesses."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+# Quiet TensorFlow's C++ start-up chatter so stderr assertions see only what matters.
+QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore"}
+
+
+def _env(extra=None):
+    env = dict(os.environ)
+    env.update(QUIET_ENV)
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_tf1clip(*args, cwd=None, env=None, timeout=300, input=None):
+    """`python -m tf1clip ARGS` in a subprocess; returns CompletedProcess (text)."""
+    return subprocess.run([sys.executable, "-m", "tf1clip", *map(str, args)], cwd=cwd, env=_env(env),
+                          capture_output=True, text=True, timeout=timeout, input=input)
+
+
+def run_python(*args, cwd=None, env=None, timeout=300):
+    """Plain `python ARGS` in a subprocess; returns CompletedProcess (text)."""
+    return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, env=_env(env),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def tf1clip_cli():
+    return run_tf1clip
