@@ -146,13 +146,26 @@ def main(argv: list[str], debug: bool = False) -> int:
     return run_script(script, text, args, debug=debug)
 
 
-def run_script(script: str, text: str, args: list[str], debug: bool = False) -> int:
-    """Execute `text` (the source of `script`) as __main__ with the TF 1.x face installed."""
+def run_script(script: str, text: str, args: list[str], debug: bool = False, passthrough=()) -> int:
+    """Execute `text` (the source of `script`) as __main__ with the TF 1.x face installed.
+
+    Exceptions of the `passthrough` types propagate (the parity recorder's stop signal);
+    anything else the script raises is reported as `python SCRIPT` would.
+    """
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     face = importlib.import_module("tf1clip.v1")
     user_code = _UserCode()
     importer = FaceImporter(face, user_code)
+    importer.install()
+    try:
+        return execute_main(script, text, args, passthrough=passthrough, debug=debug, user_code=user_code)
+    finally:
+        importer.uninstall()
 
+
+def execute_main(script: str, text: str, args: list[str], passthrough=(), debug: bool = False,
+                 user_code: _UserCode | None = None) -> int:
+    """Run source as the __main__ module like `python SCRIPT`: argv, sys.path[0], exit status."""
     path = os.path.abspath(script)
     code = compile(text, script, "exec", dont_inherit=True)
     main_module = types.ModuleType("__main__")
@@ -162,22 +175,22 @@ def run_script(script: str, text: str, args: list[str], debug: bool = False) -> 
     sys.argv = [script, *args]
     sys.path[0:1] = [os.path.dirname(path)]
     sys.modules["__main__"] = main_module
-    importer.install()
     try:
         exec(code, main_module.__dict__)
     except SystemExit as exc:
         return _exit_status(exc.code)
+    except passthrough:
+        raise
     except KeyboardInterrupt:
         traceback.print_exc()
         return 130
     except BaseException as exc:  # noqa: BLE001 - the user's script crashed: report it like python does
         if getattr(exc, "tf1clip_unsupported", False) and not debug:
-            print(f"{_user_location(exc, user_code, script)}: {exc}", file=sys.stderr)
+            print(f"{_user_location(exc, user_code or _UserCode(), script)}: {exc}", file=sys.stderr)
             return 2
         _print_user_traceback(exc)
         return 1
     finally:
-        importer.uninstall()
         sys.argv, sys.path[:] = saved[0], saved[1]
         if saved[2] is not None:
             sys.modules["__main__"] = saved[2]

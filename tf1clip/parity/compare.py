@@ -1,0 +1,189 @@
+"""Compare two parity records: per-step losses and gradient norms, final weights."""
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+
+# Defaults, justified in the README ("Parity tolerances"): float32 carries ~7 significant
+# digits; graph and eager execution sum in different orders, so single-step values differ
+# in the last 1-2 digits and the difference grows slowly with steps. 1e-4 relative leaves
+# two decades of headroom over that and is still far below what a changed clip, epsilon or
+# learning rate produces (1e-2 and up in the deliberate-mistake tests).
+DEFAULT_RTOL = 1e-4
+DEFAULT_ATOL = 1e-6
+
+
+def load_record(folder: str) -> dict:
+    with open(os.path.join(folder, "record.json")) as handle:
+        record = json.load(handle)
+    for label in ("initial", "final"):
+        path = os.path.join(folder, f"{label}.npz")
+        record[label] = None
+        if os.path.exists(path):
+            with np.load(path, allow_pickle=False) as data:
+                record[label] = {k: data[k] for k in data.files if k != "__meta__"}
+    return record
+
+
+def _value(x):
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return float(x)  # 'inf' / 'nan' written as text
+    return float(x)
+
+
+def _close(a, b, rtol, atol):
+    if a is None or b is None:
+        return a is None and b is None
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> dict:
+    """Everything the report shows, as plain data (this is what --json writes)."""
+    result = {"rtol": rtol, "atol": atol, "optimizers": [], "problems": [], "passed": True}
+    old_opts, new_opts = old["optimizers"], new["optimizers"]
+    if len(old_opts) != len(new_opts):
+        result["problems"].append(f"OLD updated {len(old_opts)} optimizer(s), NEW {len(new_opts)}")
+    if not old_opts:
+        result["problems"].append("OLD made no optimizer update: nothing to compare")
+    for o_opt, n_opt in zip(old_opts, new_opts):
+        rows, first_bad = [], None
+        o_steps, n_steps = o_opt["steps"], n_opt["steps"]
+        if len(o_steps) != len(n_steps):
+            result["problems"].append(
+                f"optimizer {o_opt['index']}: OLD made {len(o_steps)} updates, NEW {len(n_steps)}")
+        for o, n in zip(o_steps, n_steps):
+            row = {"step": o["step"]}
+            ok = True
+            for field in ("loss", "grad_norm_pre", "grad_norm_post"):
+                a, b = _value(o.get(field)), _value(n.get(field))
+                row[f"{field}_old"], row[f"{field}_new"] = a, b
+                if a is not None and b is not None:
+                    row[f"{field}_abs"] = abs(a - b) if not (math.isnan(a) or math.isnan(b)) else math.nan
+                    row[f"{field}_rel"] = row[f"{field}_abs"] / abs(b) if b not in (0.0,) else row[f"{field}_abs"]
+                # a quantity only one side could identify is reported, not judged
+                if a is not None and b is not None and not _close(a, b, rtol, atol):
+                    ok = False
+            row["ok"] = ok
+            if not ok and first_bad is None:
+                first_bad = o["step"]
+            rows.append(row)
+        result["optimizers"].append({
+            "index": o_opt["index"], "old_name": o_opt["name"], "new_name": n_opt["name"],
+            "rows": rows, "first_divergent_step": first_bad,
+            "weights": _weights(o_opt, n_opt, old.get("final"), new.get("final"), rtol, atol),
+        })
+    for opt in result["optimizers"]:
+        if opt["first_divergent_step"] is not None:
+            result["problems"].append(
+                f"optimizer {opt['index']}: step {opt['first_divergent_step']} leaves tolerance")
+        bad = [w["name"] for w in opt["weights"] if not w["ok"]]
+        if bad:
+            result["problems"].append(f"optimizer {opt['index']}: final weights differ: {', '.join(bad)}")
+    result["passed"] = not result["problems"]
+    return result
+
+
+def _weights(o_opt, n_opt, old_final, new_final, rtol, atol):
+    out = []
+    new_by_key = {v["key"]: v for v in n_opt["variables"]}
+    for var in o_opt["variables"]:
+        key = var["key"]
+        entry = {"key": key, "name": var["name"], "new_name": new_by_key.get(key, {}).get("name")}
+        a = None if old_final is None else old_final.get(key)
+        b = None if new_final is None else new_final.get(key)
+        if a is None or b is None:
+            entry.update(ok=False, max_abs_diff=None, note="final value missing on " + ("OLD" if a is None else "NEW"))
+        elif a.shape != b.shape:
+            entry.update(ok=False, max_abs_diff=None, note=f"shape {a.shape} vs {b.shape}")
+        else:
+            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+            entry.update(ok=bool(np.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)),
+                         max_abs_diff=float(np.nanmax(diff)) if diff.size else 0.0)
+        out.append(entry)
+    return out
+
+
+def _fmt(x, width=12):
+    if x is None:
+        return "-".rjust(width)
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return str(x).rjust(width)
+    return f"{x:.6g}".rjust(width)
+
+
+def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", max_rows: int = 40) -> str:
+    """The per-step table, first divergent step, weight differences and the verdict."""
+    lines = [f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} (TF2)"
+             f"  rtol={result['rtol']:g} atol={result['atol']:g}"]
+    for opt in result["optimizers"]:
+        lines.append(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}")
+        lines.append("  step     loss OLD     loss NEW     abs diff     rel diff  gnorm(pre) d  gnorm(post) d  ")
+        rows = opt["rows"]
+        shown = rows if len(rows) <= max_rows else _around(rows, opt["first_divergent_step"], max_rows)
+        last = 0
+        for row in shown:
+            if row["step"] != last + 1 and last:
+                lines.append("   ...")
+            last = row["step"]
+            pre = row.get("grad_norm_pre_abs")
+            post = row.get("grad_norm_post_abs")
+            lines.append(f"  {row['step']:4d} {_fmt(row['loss_old'])} {_fmt(row['loss_new'])} "
+                         f"{_fmt(row.get('loss_abs'))} {_fmt(row.get('loss_rel'))} {_fmt(pre, 13)} "
+                         f"{_fmt(post, 14)}  {'' if row['ok'] else '<-- out of tolerance'}")
+        first = opt["first_divergent_step"]
+        lines.append(f"  first step out of tolerance: {first if first is not None else 'none'}")
+        lines.append("  final weights (largest |OLD - NEW| per variable):")
+        for w in opt["weights"]:
+            note = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
+            names = w["name"] if not w.get("new_name") or w["new_name"] == w["name"] else f"{w['name']} ~ {w['new_name']}"
+            lines.append(f"    {names}: {_fmt(w.get('max_abs_diff')).strip()}  {note}")
+    for problem in result["problems"]:
+        lines.append(f"problem: {problem}")
+    lines.append("PASS" if result["passed"] else "FAIL")
+    return "\n".join(lines)
+
+
+def _around(rows, first_bad, max_rows):
+    head = rows[: max_rows // 2]
+    if first_bad is None:
+        return head + rows[-(max_rows // 2):]
+    center = [r for r in rows if abs(r["step"] - first_bad) <= max_rows // 4]
+    tail = rows[-3:]
+    seen, out = set(), []
+    for row in head[:10] + center + tail:
+        if row["step"] not in seen:
+            seen.add(row["step"])
+            out.append(row)
+    return sorted(out, key=lambda r: r["step"])
+
+
+def plot(result: dict, path: str) -> None:
+    """PNG of both loss curves (per optimizer) and their absolute difference."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for opt in result["optimizers"]:
+        steps = [r["step"] for r in opt["rows"]]
+        top.plot(steps, [r["loss_old"] for r in opt["rows"]], label=f"OLD opt{opt['index']}", lw=2)
+        top.plot(steps, [r["loss_new"] for r in opt["rows"]], "--", label=f"NEW opt{opt['index']}", lw=1.5)
+        diffs = [max(r.get("loss_abs") or 0.0, 1e-12) for r in opt["rows"]]
+        bottom.semilogy(steps, diffs, label=f"|OLD - NEW| opt{opt['index']}")
+    top.set_ylabel("loss")
+    top.legend()
+    top.set_title("PASS" if result["passed"] else "FAIL")
+    bottom.set_ylabel("abs diff")
+    bottom.set_xlabel("step")
+    bottom.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
