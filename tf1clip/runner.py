@@ -99,8 +99,6 @@ class FaceImporter:
         return target if fromlist else self.face
 
     def _resolve_own(self, parts):
-        from tf1clip.errors import UnsupportedSymbol
-
         target = importlib.import_module(self._OWN[parts[1]])
         for depth, part in enumerate(parts[2:], start=2):
             target = self._child(target, part, parts[:depth])

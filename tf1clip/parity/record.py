@@ -106,11 +106,12 @@ class Recorder:
         if len(flat_sources) != len(flat_grads):
             return
         raw = {id(v): g for v, g in zip(flat_sources, flat_grads)}
+        # the sources are kept with the record so that their ids stay unique while it lives
         self.grad_records.append((target, raw, list(flat_sources)))
         del self.grad_records[:-16]
 
     def find_raw(self, variables):
-        for target, raw, keep in reversed(self.grad_records):
+        for target, raw, _sources in reversed(self.grad_records):
             if all(id(v) in raw for v in variables):
                 return target, [raw[id(v)] for v in variables]
         return None, None
@@ -236,20 +237,16 @@ def _flatten(x):
 
 
 def _optimizer_name(optimizer):
-    for attr in ("get_name", ):
-        if hasattr(optimizer, attr):
-            try:
-                return str(getattr(optimizer, attr)())
-            except Exception:  # noqa: BLE001
-                pass
+    if hasattr(optimizer, "get_name"):  # tf.compat.v1.train.Optimizer
+        return str(optimizer.get_name())
     return str(getattr(optimizer, "name", type(optimizer).__name__))
 
 
 def _var_identity(var):
-    inner = getattr(var, "value", None)
-    # Keras 3 variables wrap a tf.Variable: match on the tf.Variable the creator saw.
-    if hasattr(var, "_value") and not callable(getattr(var, "_value", None)):
-        return id(var._value)
+    """id of the tf.Variable behind `var`: Keras 3 variables wrap the one the creator saw."""
+    inner = getattr(var, "_value", None)
+    if inner is not None and not callable(inner):
+        return id(inner)
     return id(var)
 
 
@@ -482,7 +479,6 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
         pre_norm = _global_norm_value(raw) if raw is not None else None
         loss = _loss_value(target)
         rec.record_step(update, loss, pre_norm, _global_norm_value(post))
-        rec._eager_vars = True
         return call_original()
     if tf.inside_function():
         rec.check_match(update, variables)
@@ -634,7 +630,8 @@ def main(argv=None):
     except StopParity:
         status = "stopped"
     except BaseException as exc:  # noqa: BLE001
-        if rec.stopped or rec.mismatch or _is_stop(exc):
+        # a stop raised inside a tf.function callback arrives wrapped in a TF error
+        if rec.stopped or rec.mismatch or "StopParity" in str(exc):
             status = "stopped"
         else:
             from tf1clip.runner import _print_user_traceback
@@ -653,11 +650,6 @@ def main(argv=None):
     if status == "crashed":
         return EXIT_CRASH
     return 0
-
-
-def _is_stop(exc):
-    text = str(exc)
-    return "StopParity" in text
 
 
 def _final_eager(rec):
