@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tf1clip._source import check_source
 from tf1clip.cli import UsageError, make_parser
 from tf1clip.parity import compare as cmp
-from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH
+from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
 
 class ParityError(Exception):
@@ -39,7 +39,7 @@ class ParityOutcome:
 def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.DEFAULT_RTOL,
                atol: float = cmp.DEFAULT_ATOL, args=(), deterministic: bool = False,
                timeout: float = 600.0, cwd: str | None = None, progress=None,
-               new_env: dict | None = None) -> ParityOutcome:
+               new_env: dict | None = None, replicas: int | None = None) -> ParityOutcome:
     """Record OLD then NEW and compare. Raises ParityError when they cannot be compared."""
     for path in (old, new):
         if not os.path.isfile(path):
@@ -59,7 +59,9 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         if not old_record["optimizers"] or not old_record.get("initial"):
             raise ParityError(f"{old}: made no optimizer update under the compat runtime; nothing to compare")
         init = os.path.join(old_dir, "initial.npz")
-        _record("NEW", new, ["--side=new", f"--out={new_dir}", f"--init={init}", *common], args, timeout, cwd,
+        new_options = [f"--replicas={replicas}"] if replicas else []
+        _record("NEW", new, ["--side=new", f"--out={new_dir}", f"--init={init}", *common, *new_options], args,
+                timeout, cwd,
                 progress, env=new_env or {}, mismatch_dir=new_dir)
         new_record = cmp.load_record(new_dir)
     result = cmp.compare(old_record, new_record, rtol=rtol, atol=atol)
@@ -90,6 +92,9 @@ def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_
     tail = _last_lines(proc.stderr)
     if proc.returncode == EXIT_CRASH:
         raise ParityError(f"{script}: {label} crashed: {tail}")
+    if proc.returncode == EXIT_NO_STRATEGY and mismatch_dir:
+        with open(os.path.join(mismatch_dir, "record.json")) as handle:
+            raise ParityError(f"{script}: {json.load(handle)['error']}")
     raise ParityError(f"{script}: {label} failed (exit {proc.returncode}): {tail}")
 
 
@@ -133,12 +138,17 @@ def main(argv: list[str], debug: bool = False) -> int:
     parser.add_argument("--plot", metavar="FILE.png", help="write a PNG of both loss curves and their difference")
     parser.add_argument("--deterministic", action="store_true", help="turn on TF op determinism in both runs")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
+    parser.add_argument("--replicas", type=int, metavar="N",
+                        help="run NEW under a MirroredStrategy over N logical CPU devices (same global batch)")
     opts = parser.parse_args(argv)
     if opts.steps is not None and opts.steps < 1:
         raise UsageError("parity: --steps must be >= 1")
+    if opts.replicas is not None and opts.replicas < 1:
+        raise UsageError("parity: --replicas must be >= 1")
     try:
         outcome = run_parity(opts.old, opts.new, steps=opts.steps, rtol=opts.rtol, atol=opts.atol,
                              args=script_args, deterministic=opts.deterministic, timeout=opts.timeout,
+                             replicas=opts.replicas,
                              progress=lambda msg: print(f"tf1clip parity: {msg}", file=sys.stderr, flush=True))
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)

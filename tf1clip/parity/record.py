@@ -39,12 +39,14 @@ import json
 import os
 import random
 import sys
+import threading
 import traceback
 
 import numpy as np
 
 EXIT_MISMATCH = 3
 EXIT_CRASH = 4
+EXIT_NO_STRATEGY = 5
 
 
 class StopParity(BaseException):
@@ -82,6 +84,8 @@ class Recorder:
         self._creation = []  # NEW: trainable variables in creation order
         self._assigned = {}  # id(new var) -> old key
         self._pending_loads = []  # (graph variable, OLD value) for graph-mode NEW
+        self._lock = threading.Lock()  # MirroredStrategy runs replicas in threads
+        self.replicas_seen = 0  # largest strategy created in the run (NEW under --replicas)
         if init_file:
             with np.load(init_file, allow_pickle=False) as data:
                 meta = json.loads(str(data["__meta__"]))
@@ -107,14 +111,34 @@ class Recorder:
             return
         raw = {id(v): g for v, g in zip(flat_sources, flat_grads)}
         # the sources are kept with the record so that their ids stay unique while it lives
-        self.grad_records.append((target, raw, list(flat_sources)))
-        del self.grad_records[:-16]
+        with self._lock:
+            self.grad_records.append((target, raw, list(flat_sources), _replica_id()))
+            del self.grad_records[:-64]
 
-    def find_raw(self, variables):
-        for target, raw, _sources in reversed(self.grad_records):
-            if all(id(v) in raw for v in variables):
-                return target, [raw[id(v)] for v in variables]
-        return None, None
+    def find_raw(self, variables, replica=None):
+        """(loss target, raw grads) of the latest gradient computation over `variables`.
+
+        Under a tf.distribute strategy each replica computed its own part: asked from
+        cross-replica context (replica=None) the parts of all replicas are summed, which is
+        the gradient of the global loss; asked from a replica, that replica's part.
+        """
+        with self._lock:
+            records = list(self.grad_records)
+        parts = {}
+        for target, raw, _sources, rid in reversed(records):
+            if not all(id(v) in raw for v in variables):
+                continue
+            if rid is None or (replica is not None and rid == replica):
+                if not parts:
+                    return target, [raw[id(v)] for v in variables]
+                break
+            if replica is None and rid not in parts:
+                parts[rid] = (target, [raw[id(v)] for v in variables])
+            elif replica is None:
+                break
+        if not parts:
+            return None, None
+        return _sum_parts([p for _, p in sorted(parts.items())])
 
     # ---- NEW: starting point ------------------------------------------------------------------
     def creator(self, next_creator, **kwargs):
@@ -124,6 +148,8 @@ class Recorder:
         var = next_creator(**kwargs)
         if self._old_init is None or kwargs.get("trainable") is False:
             return var
+        if "/replica_" in str(kwargs.get("name") or ""):
+            return var  # MirroredStrategy's copies of replica 0's variable: they copy its value
         shape = _var_shape(var)
         for key, old_shape, value in self._old_init:
             if key not in self._old_used and old_shape == shape:
@@ -243,11 +269,13 @@ def _optimizer_name(optimizer):
 
 
 def _var_identity(var):
-    """id of the tf.Variable behind `var`: Keras 3 variables wrap the one the creator saw."""
+    """id of the tf.Variable the creator saw behind `var`: Keras 3 variables wrap one
+    (`_value`), tf.distribute variables hold one per replica (`_primary` is the first)."""
     inner = getattr(var, "_value", None)
     if inner is not None and not callable(inner):
-        return id(inner)
-    return id(var)
+        var = inner
+    primary = getattr(var, "_primary", None)
+    return id(primary if primary is not None else var)
 
 
 def _var_name(var):
@@ -469,7 +497,7 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
     if not update.variables:
         update.variables = variables
     grads = [g for g, _ in kept]
-    target, raw = rec.find_raw(variables)
+    target, raw = rec.find_raw(variables) if _replica_id() is None else (None, None)
     if tf.executing_eagerly():
         rec.check_match(update, variables)
         rec.before_update(update)
@@ -483,10 +511,22 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
     if tf.inside_function():
         rec.check_match(update, variables)
         post = post_fn(grads) if post_fn else grads
+        replica = _replica_id()
+        if replica is not None:
+            # An update made inside each replica (Keras' own aggregation): what the step
+            # applies is the sum over replicas, so that is what is recorded, by replica 0.
+            ctx = tf.distribute.get_replica_context()
+            target, raw = rec.find_raw(variables, replica=replica)
+            loss = ctx.all_reduce("sum", _loss_tensor(target))
+            raw = None if raw is None or any(g is None for g in raw) else ctx.all_reduce("sum", list(raw))
+            post = ctx.all_reduce("sum", [g for g in post])
+        else:
+            loss = _loss_tensor(target)
         pre_norm = _global_norm_value(raw) if raw is not None else tf.constant(np.nan)
-        loss = _loss_tensor(target)
         post_norm = _global_norm_value(post)
         post_norm = tf.constant(np.nan) if post_norm is None else post_norm
+        if replica not in (None, 0):
+            return call_original()
 
         def callback(loss_v, pre_v, post_v):
             rec.before_update(update)
@@ -505,6 +545,38 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
         # now would shift the seeds of random ops the script creates after this line.
         rec.graph_updates[op.name] = (update, target, raw, grads, post_fn, op)
     return result
+
+
+def _replica_id():
+    """Static replica id inside a multi-replica strategy's replica context, else None."""
+    import tensorflow as tf
+
+    ctx = tf.distribute.get_replica_context()
+    if ctx is None or ctx.num_replicas_in_sync <= 1:
+        return None
+    value = tf.get_static_value(ctx.replica_id_in_sync_group)
+    return None if value is None else int(value)
+
+
+def _sum_parts(parts):
+    """Sum per-replica (target, grads) parts: the global loss and the global gradient."""
+    import tensorflow as tf
+
+    targets = [t for t, _ in parts if t is not None]
+    target = None
+    if targets:
+        target = tf.add_n([tf.reduce_sum(tf.cast(t, tf.float64)) for t in targets])
+    grads = []
+    for per_var in zip(*[g for _, g in parts]):
+        present = [g for g in per_var if g is not None]
+        if not present:
+            grads.append(None)
+        elif any(isinstance(g, tf.IndexedSlices) for g in present):
+            grads.append(tf.IndexedSlices(tf.concat([tf.convert_to_tensor(g.values) for g in present], 0),
+                                          tf.concat([g.indices for g in present], 0), present[0].dense_shape))
+        else:
+            grads.append(tf.add_n(present))
+    return target, grads
 
 
 def _loss_value(target):
@@ -589,6 +661,7 @@ def main(argv=None):
     parser.add_argument("--init")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--deterministic", action="store_true")
+    parser.add_argument("--replicas", type=int, help="NEW: N logical CPU devices, the default of MirroredStrategy()")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     opts = parser.parse_args(argv)
@@ -611,6 +684,8 @@ def main(argv=None):
 
     if opts.deterministic:
         tf.config.experimental.enable_op_determinism()
+    if opts.replicas:
+        _provide_replicas(opts.replicas)
     rec = Recorder(opts.side, opts.out, steps=opts.steps, init_file=opts.init)
     install_hooks(rec)
     status, error, code = "completed", None, 0
@@ -640,6 +715,11 @@ def main(argv=None):
             _print_user_traceback(exc)
     if rec.mismatch:
         status = "mismatch"
+    if opts.replicas and status in ("completed", "stopped") and _STRATEGY_REPLICAS[0] != opts.replicas:
+        status, error = "no-strategy", (
+            f"--replicas {opts.replicas}: the script created no tf.distribute.MirroredStrategy over "
+            f"{opts.replicas} replicas (largest seen: {_STRATEGY_REPLICAS[0]}); a distributed NEW builds its "
+            "step under strategy.scope() (e.g. tf1clip migrate --to tf2 --strategy mirrored)")
     if isinstance(code, int) and code != 0 and status == "completed":
         status, error = "crashed", f"script exited with status {code}"
     if rec.final is None:
@@ -649,7 +729,30 @@ def main(argv=None):
         return EXIT_MISMATCH
     if status == "crashed":
         return EXIT_CRASH
+    if status == "no-strategy":
+        return EXIT_NO_STRATEGY
     return 0
+
+
+_STRATEGY_REPLICAS = [0]
+
+
+def _provide_replicas(n):
+    """Split the CPU into n logical devices and make MirroredStrategy() use them by default."""
+    import tensorflow as tf
+    from tensorflow.python.distribute import mirrored_strategy
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(n)])
+    devices = [d.name for d in tf.config.list_logical_devices("CPU")]
+
+    def make_init(original):
+        def __init__(self, devices_arg=None, cross_device_ops=None):
+            original(self, devices_arg if devices_arg is not None else devices, cross_device_ops)
+            _STRATEGY_REPLICAS[0] = max(_STRATEGY_REPLICAS[0], self.num_replicas_in_sync)
+        return __init__
+
+    _wrap(mirrored_strategy.MirroredStrategy, "__init__", make_init)
 
 
 def _final_eager(rec):
