@@ -210,3 +210,14 @@ def test_new_script_whose_variables_do_not_match_exits_2_with_both_lists(tmp_pat
     assert "variables of optimizer 0 do not match" in proc.stderr
     assert "opt0/var0 (4, 3)" in proc.stderr  # OLD's side
     assert "(4, 3, 1)  (no OLD variable of this shape left)" in proc.stderr  # NEW's side
+
+
+def test_keras_optimizer_built_lazily_inside_a_traced_function(tmp_path):
+    """Keras 3 builds its slots in the first apply; traced with get_concrete_function() the
+    slots must still be liftable out of the function while the recorder is attached."""
+    from conftest import FIXTURES
+
+    old, new = FIXTURES / "parity" / "lazy_build_old.py", FIXTURES / "parity" / "lazy_build_new.py"
+    proc = run_tf1clip("parity", old, new, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip().endswith("PASS")

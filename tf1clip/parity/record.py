@@ -179,10 +179,11 @@ class Recorder:
             raise StopParity()
 
     def _old_meta(self):
+        """Optimizer index -> OLD keys of the variables it updated."""
         meta = {}
         for key, _, _ in self._old_init:
-            opt = int(key.split("/")[0][3:])
-            meta.setdefault(opt, []).append(key)
+            if key.startswith("opt"):
+                meta.setdefault(int(key.split("/")[0][3:]), []).append(key)
         return meta
 
     def _old_describe(self, key):
@@ -392,6 +393,15 @@ def install_hooks(rec: Recorder):
                     return original(self, grads, trainable_variables)
                 grads = list(grads)
                 variables = list(trainable_variables)
+                if not self.built:
+                    # build (creating slots) as apply would, but outside the control dependency
+                    # on the recording callback: variables made under it cannot be lifted out
+                    # of a tf.function
+                    from keras.src import backend as keras_backend
+
+                    with keras_backend.name_scope(self.name, caller=self):
+                        self.build(variables)
+                    self.built = True
                 kept = [(g, v) for g, v in zip(grads, variables) if g is not None]
                 return _on_update(rec, self, kept, lambda: original(self, grads, variables),
                                   post_fn=lambda gs: self._clip_gradients(gs))
@@ -438,9 +448,7 @@ def install_hooks(rec: Recorder):
                     var.load(value, self)
                 rec._pending_loads = []
             if rec.initial is None and rec.side == "old":
-                values = original(self, [[v for v in u.variables] for u in _ordered(rec)])
-                rec.initial = rec.keyed(list(zip(_ordered(rec), values)))
-                rec.ranks = _creation_ranks(rec, self.graph)
+                _capture_initial_graph(rec, self, original)
             rec._train_session = self
             extras = [_graph_extras(rec, t[-1].name) for t in triggered]
             result, extra_values = original(self, (fetches, extras), feed_dict, options, run_metadata)
@@ -466,16 +474,26 @@ def _ordered(rec):
     return sorted(rec.optimizers.values(), key=lambda u: u.index)
 
 
-def _creation_ranks(rec, graph):
-    """Key -> position of the variable in the graph's trainable collection (creation order)."""
+def _capture_initial_graph(rec, session, raw_run):
+    """OLD's start: every trainable variable's value before the first update, in creation
+    order. Updated variables are keyed by optimizer (opt{i}/var{j}); the others (a frozen
+    layer left out of var_list still shapes the loss) as trainable/var{k}."""
     import tensorflow as tf
 
-    order = {id(v): i for i, v in enumerate(graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES))}
-    ranks = {}
+    trainable = session.graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+    keys = {}
     for update in _ordered(rec):
         for j, var in enumerate(update.variables):
-            ranks[_key(update.index, j)] = order.get(id(var), 10 ** 6 + len(ranks))
-    return ranks
+            keys.setdefault(id(var), _key(update.index, j))
+    everything = list(trainable) + [v for u in _ordered(rec) for v in u.variables
+                                    if id(v) not in {id(t) for t in trainable}]
+    values = raw_run(session, everything)
+    rec.initial, rec.ranks = {}, {}
+    for rank, (var, value) in enumerate(zip(everything, values)):
+        key = keys.get(id(var), f"trainable/var{rank}")
+        if key not in rec.initial:
+            rec.initial[key] = np.asarray(value)
+            rec.ranks[key] = rank
 
 
 def _capture_final_graph(rec, session, raw_run):
