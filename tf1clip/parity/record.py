@@ -25,10 +25,10 @@ Where the numbers come from:
   after the user's graph is built, so they do not shift the op-count-derived seeds of the
   user's random ops.
 
-Same starting point (NEW only): OLD's values before its first update are loaded into NEW's
-variables as NEW creates them. Rule: OLD's updated variables, in creation order, are
-matched to NEW's trainable variables, in creation order, within each shape (the k-th
-variable of shape S in NEW gets the k-th of shape S in OLD). At NEW's first update the
+Same starting point (NEW only): the values of OLD's trainable variables before its first
+update are loaded into NEW's variables as NEW creates them. Rule: OLD's trainable variables,
+in creation order, are matched to NEW's trainable variables, in creation order, within each
+shape (the k-th variable of shape S in NEW gets the k-th of shape S in OLD). At NEW's first update the
 match is checked: each optimizer must update the same variables (as a set) as in OLD; if
 not, the run stops with exit status 3 and both lists in the record.
 """
