@@ -1,0 +1,323 @@
+"""`tf1clip migrate PATH...`: rewrite a TF 1.x tree so that every file runs on TF 2.21.
+
+    tf1clip migrate PATH... [--to compat] [--diff | --inplace | --outtree DIR]
+                    [--check] [--report FILE.json] [-j N]
+
+With no output flag (or `--diff`) it prints a unified diff on stdout and writes nothing;
+`--inplace` rewrites the files, `--outtree DIR` writes a migrated mirror of the tree (other
+files copied). The per-file report and the summary go to stderr, `--report` writes them as
+JSON. Exit status: 2 when any file could not be processed (the others still are), else 1
+with `--check` when any file would change, else 0. Never imports TensorFlow.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import shutil
+import sys
+from typing import Iterable, Optional
+
+from tf1clip.cli import UsageError, make_parser
+from tf1clip.migrate.report import FileResult, Item, summarize, summary_line, to_json
+from tf1clip.migrate.tree import Task, discover
+
+DESCRIPTION = ("Rewrite TF 1.x files (.py, .ipynb) so they run on TF 2.21: compat tier "
+               "(tensorflow.compat.v1 + disable_v2_behavior, tf.contrib replaced). "
+               "Prints a diff unless --inplace or --outtree is given; the report goes to stderr.")
+
+
+def _parser():
+    parser = make_parser("migrate", DESCRIPTION)
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files and directories to migrate")
+    parser.add_argument("--to", choices=("compat", "tf2"), default="compat",
+                        help="target tier (only 'compat' is implemented)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--diff", action="store_true", help="print a unified diff, write nothing (the default)")
+    out.add_argument("--inplace", action="store_true", help="rewrite the files in place (atomically)")
+    out.add_argument("--outtree", metavar="DIR", help="write a migrated mirror of the tree into DIR")
+    parser.add_argument("--check", action="store_true", help="exit 1 when any file would change (CI, pre-commit)")
+    parser.add_argument("--report", metavar="FILE.json", help="also write the report as JSON")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="parallel processes (0 = one per CPU; default 1)")
+    return parser
+
+
+def main(argv: list[str], debug: bool = False) -> int:
+    args = _parser().parse_args(argv)
+    if args.to == "tf2":
+        raise UsageError("--to tf2 is not implemented yet; this version migrates to the compat tier "
+                         "only (--to compat, the default)")
+    if args.jobs < 0:
+        raise UsageError(f"-j must be 0 or more, got {args.jobs}")
+    jobs = args.jobs or os.cpu_count() or 1
+    mode = "inplace" if args.inplace else "outtree" if args.outtree else "diff"
+    outtree = os.path.abspath(args.outtree) if args.outtree else None
+    if outtree and os.path.exists(outtree) and not os.path.isdir(outtree):
+        raise UsageError(f"--outtree {args.outtree}: exists and is not a directory")
+
+    tasks, base = discover(args.paths, exclude=outtree)
+    if outtree and os.path.realpath(outtree) == os.path.realpath(base):
+        raise UsageError(f"--outtree {args.outtree} is the input tree itself; use --inplace to rewrite in place")
+
+    work = tasks
+    results: list[FileResult] = []
+    progress = _Progress(len([t for t in work if t.kind in ("python", "notebook")]))
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    for task, result in zip(work, _run(work, jobs)):
+        if mode == "inplace" and result.status == "changed":
+            _write_inplace(task, result)
+        elif mode == "outtree":
+            _write_outtree(task, result, outtree)  # type: ignore[arg-type]
+        if result.status == "changed" and mode == "diff":
+            progress.clear()
+            _print_diff(result, color)
+        results.append(result)
+        if task.kind in ("python", "notebook"):
+            progress.step(task.display)
+        if task.kind not in ("other",) or task.explicit:
+            progress.clear()
+            for line in result.lines():
+                print(line, file=sys.stderr)
+    progress.clear()
+    summary = summarize(results)
+    print(summary_line(summary, mode), file=sys.stderr)
+    if args.report:
+        options = {"to": args.to, "mode": mode, "check": args.check, "jobs": jobs,
+                   "paths": args.paths, "outtree": args.outtree}
+        try:
+            with open(args.report, "w", encoding="utf-8") as handle:
+                handle.write(to_json(results, summary, options))
+        except OSError as exc:
+            raise UsageError(f"--report {args.report}: cannot write: {exc.strerror}") from None
+    if summary["error"]:
+        return 2
+    if args.check and summary["changed"]:
+        return 1
+    return 0
+
+
+# -- processing ------------------------------------------------------------------------------
+def _run(tasks: list[Task], jobs: int) -> Iterable[FileResult]:
+    heavy = sum(1 for t in tasks if t.kind in ("python", "notebook"))
+    if jobs <= 1 or heavy <= 1:
+        for task in tasks:
+            yield process(task)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    done = 0
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, heavy)) as pool:
+            for result in pool.map(process, tasks, chunksize=1):
+                done += 1
+                yield result
+    except BrokenProcessPool:
+        # A worker died (out of memory, a crash in a C extension): finish the rest here.
+        for task in tasks[done:]:
+            yield process(task)
+
+
+def process(task: Task) -> FileResult:
+    """Migrate one file in memory; never raises (a failure is an `error` result)."""
+    try:
+        return _process(task)
+    except Exception as exc:  # noqa: BLE001 - one failing file never stops the run
+        return FileResult(task.display, task.kind, "error", f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _process(task: Task) -> FileResult:
+    from tf1clip.migrate.engine import MigrationError
+
+    kind = task.kind
+    if kind == "missing":
+        return FileResult(task.display, kind, "error", "no such file or directory")
+    if kind == "symlink" and task.explicit:
+        return FileResult(task.display, kind, "skipped", "is a symlink: not followed; pass the file it points to")
+    if kind in ("symlink", "symlink-dir"):
+        what = "directory symlink" if kind == "symlink-dir" else "symlink"
+        reason = (f"{what} inside the tree: not followed; its target is migrated on its own" if task.link_inside
+                  else f"{what} points outside the tree: not followed")
+        return FileResult(task.display, kind, "skipped", reason)
+    if kind == "other":
+        return FileResult(task.display, kind, "skipped", "not a Python file or notebook")
+    try:
+        with open(task.source, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return FileResult(task.display, kind, "error", f"cannot read: {exc.strerror}")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        if kind == "notebook":
+            result = _process_notebook(task, data)
+        else:
+            result = _process_python(task, data)
+    except MigrationError as exc:
+        return FileResult(task.display, kind, "error", str(exc), line=exc.line or None)
+    result.reason = result.reason or ""
+    result.digest = digest  # type: ignore[attr-defined]
+    return result
+
+
+def _process_python(task: Task, data: bytes) -> FileResult:
+    from tf1clip.migrate.engine import migrate_text
+    from tf1clip.migrate.sources import encode, read_python
+
+    text, encoding = read_python(task.source, task.display, data)
+    outcome = migrate_text(text, task.display)
+    result = _from_notes(task, outcome.notes, None)
+    result.runtime = outcome.runtime
+    if outcome.text == text:
+        result.status, result.reason = "unchanged", outcome.reason
+        return result
+    result.status = "changed"
+    result.new_bytes = encode(outcome.text, encoding)
+    result.old_text, result.new_text = text, outcome.text
+    return result
+
+
+def _process_notebook(task: Task, data: bytes) -> FileResult:
+    from tf1clip.migrate.notebook import migrate_notebook
+
+    nbo = migrate_notebook(data, task.display)
+    result = _from_notes(task, nbo.outcome.notes, nbo.where)
+    result.human += [Item(1, "notebook", message, cell) for cell, message in nbo.cell_notes]
+    result.runtime = nbo.outcome.runtime
+    if nbo.data == data:
+        result.status, result.reason = "unchanged", nbo.outcome.reason
+        return result
+    result.status = "changed"
+    result.new_bytes = nbo.data
+    result.old_text, result.new_text = data.decode("utf-8"), nbo.data.decode("utf-8")
+    return result
+
+
+def _from_notes(task: Task, notes, where: Optional[list]) -> FileResult:
+    result = FileResult(task.display, task.kind, "unchanged")
+    for note in notes:
+        cell, line = None, note.line
+        if where is not None:
+            if 0 < note.line < len(where) and where[note.line]:
+                cell, line = where[note.line]
+            elif note.line == 0:
+                line = 0
+        item = Item(line, note.rule, note.message, cell, note.runtime)
+        (result.changes if note.kind == "change" else result.human).append(item)
+    return result
+
+
+# -- writing ---------------------------------------------------------------------------------
+def _unchanged_on_disk(task: Task, result: FileResult) -> bool:
+    digest = getattr(result, "digest", None)
+    try:
+        with open(task.source, "rb") as handle:
+            return digest is None or hashlib.sha256(handle.read()).hexdigest() == digest
+    except OSError:
+        return False
+
+
+def _fail(result: FileResult, message: str) -> None:
+    result.status, result.reason, result.line = "error", message, None
+
+
+def _write_inplace(task: Task, result: FileResult) -> None:
+    from tf1clip.migrate.sources import atomic_write
+
+    if os.path.islink(task.source) or not os.path.isfile(task.source):
+        return _fail(result, "no longer a regular file; not written")
+    if not _unchanged_on_disk(task, result):
+        return _fail(result, "the file changed while it was being migrated; not written, run again")
+    try:
+        atomic_write(task.source, result.new_bytes or b"", os.stat(task.source).st_mode)
+        result.written = task.display
+    except OSError as exc:
+        _fail(result, f"cannot write: {exc.strerror}; the file is unchanged")
+
+
+def _write_outtree(task: Task, result: FileResult, outtree: str) -> None:
+    from tf1clip.migrate.sources import atomic_write
+
+    dest = os.path.normpath(os.path.join(outtree, task.rel))
+    root = os.path.realpath(outtree)
+    if task.kind == "missing" or (task.kind in ("symlink", "symlink-dir") and not task.link_inside):
+        return  # a link out of the tree is not followed, so not mirrored either
+    try:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        parent = os.path.realpath(os.path.dirname(dest))
+        if not (parent == root or parent.startswith(root.rstrip(os.sep) + os.sep)):
+            return _fail(result, f"{dest} would be written outside {outtree}; not written")
+        if os.path.exists(dest) and os.path.realpath(dest) == os.path.realpath(task.source):
+            return _fail(result, "--outtree would overwrite the source file; not written")
+        if task.kind in ("symlink", "symlink-dir"):
+            # Relative to the link's own directory, so the mirrored link points into the mirror.
+            target = os.path.relpath(os.path.realpath(task.source), os.path.realpath(os.path.dirname(task.source)))
+            if os.path.lexists(dest):
+                os.unlink(dest)
+            os.symlink(target, dest)
+            result.written = dest
+            return
+        if result.status == "changed":
+            atomic_write(dest, result.new_bytes or b"", os.stat(task.source).st_mode)
+        else:
+            if os.path.islink(dest):
+                os.unlink(dest)
+            shutil.copy2(task.source, dest)
+        result.written = dest
+    except OSError as exc:
+        _fail(result, f"cannot write {dest}: {exc.strerror}")
+
+
+# -- terminal ---------------------------------------------------------------------------------
+def _print_diff(result: FileResult, color: bool) -> None:
+    old, new = result.old_text or "", result.new_text or ""
+    name = result.path.replace(os.sep, "/")
+    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                      fromfile=f"a/{name}", tofile=f"b/{name}"))
+    out = []
+    for line in lines:
+        if not line.endswith(("\n", "\r")):
+            line += "\n\\ No newline at end of file\n"
+        if color:
+            if line.startswith(("+++", "---")):
+                line = f"\033[1m{line.rstrip()}\033[0m\n"
+            elif line.startswith("@@"):
+                line = f"\033[36m{line.rstrip()}\033[0m\n"
+            elif line.startswith("+"):
+                line = f"\033[32m{line.rstrip()}\033[0m\n"
+            elif line.startswith("-"):
+                line = f"\033[31m{line.rstrip()}\033[0m\n"
+        out.append(line)
+    text = "".join(out)
+    stream = getattr(sys.stdout, "buffer", None)
+    sys.stdout.flush()
+    if stream is not None:
+        stream.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
+    else:
+        sys.stdout.write(text)
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only on a terminal and only for longer runs."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.shown = total, 0, False
+        self.enabled = total >= 10 and sys.stderr.isatty()
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        label = name if len(name) <= 40 else "…" + name[-39:]
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.shown = False

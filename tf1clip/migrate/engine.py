@@ -1,0 +1,125 @@
+"""Run the compat-tier codemods over one module's text; report changes on the original lines.
+
+Pure text in, text out; imports libcst and `codemods`, never TensorFlow.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+
+from codemods import COMPAT_TIER
+from codemods._base import NOTES_KEY, Note
+from codemods._usage import Usage, classify
+
+
+class MigrationError(Exception):
+    """A file could not be migrated; `line` is where (1-based, 0 when unknown)."""
+
+    def __init__(self, message: str, line: int = 0):
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass
+class Outcome:
+    text: str
+    notes: list[Note] = field(default_factory=list)
+    reason: str = ""        # why nothing changed, when nothing did
+
+    @property
+    def runtime(self) -> list[str]:
+        return sorted({n.runtime for n in self.notes if n.runtime})
+
+
+def parse(text: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise MigrationError(f"libcst cannot parse this file: {exc.message}", exc.raw_line) from None
+
+
+def usage_of(module: cst.Module) -> Usage:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    qnames = wrapper.resolve(QualifiedNameProvider)
+    positions = wrapper.resolve(PositionProvider)
+
+    def imported(node):
+        value = qnames.get(node)
+        if value is None:
+            return set()
+        if callable(value) and not isinstance(value, (set, frozenset)):
+            value = value()
+        return {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+
+    def line_of(node):
+        pos = positions.get(node)
+        return pos.start.line if pos is not None else 0
+
+    # classify walks wrapper.module (the nodes the metadata is keyed on).
+    return classify(wrapper.module, imported, line_of)
+
+
+def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Outcome:
+    """Apply `tier` to `text`. Raises MigrationError when the text cannot be parsed or rewritten."""
+    if "tensorflow" not in text and "tf_slim" not in text:
+        return Outcome(text, reason="does not use TensorFlow")
+    module = parse(text)
+    usage = usage_of(module)
+    verdict = usage.verdict
+    if verdict == "none":
+        return Outcome(text, reason="does not import TensorFlow" if not usage.imports_tf
+                       else "uses no TF 1.x-only API")
+    if verdict == "mixed":
+        line = usage.tf2[0][0]
+        return Outcome(text, [Note(line, "compat_tier", "human", usage.mixed_message())],
+                       reason="mixes TF 2 and TF 1 code: left for a human")
+    notes: list[Note] = []
+    line_map = list(range(len(text.splitlines()) + 2))  # current line → original line
+    current = module
+    for command_cls in tier:
+        context = CodemodContext(filename=filename)
+        command = command_cls(context)
+        try:
+            new = command.transform_module(current)
+        except Exception as exc:  # noqa: BLE001 - a rule bug must not lose the file, only skip it
+            raise MigrationError(f"rule {command_cls.RULE} failed: {type(exc).__name__}: {exc}") from exc
+        for note in context.scratch.get(NOTES_KEY, []):
+            original = line_map[note.line] if 0 < note.line < len(line_map) else note.line
+            notes.append(Note(original, note.rule, note.kind, note.message, note.runtime))
+        if new.code != current.code:
+            line_map = _compose(line_map, current.code, new.code)
+        current = new
+    out = current.code
+    if out != text:
+        # Never write what does not parse: libcst and CPython must both accept the result.
+        try:
+            cst.parse_module(out)
+            compile(out, filename, "exec", dont_inherit=True)
+        except (SyntaxError, cst.ParserSyntaxError, ValueError) as exc:
+            raise MigrationError(f"the rewritten file does not parse ({exc}); left unchanged, please report this") from exc
+    unique: list[Note] = []
+    for note in notes:
+        if note not in unique:
+            unique.append(note)
+    unique.sort(key=lambda n: (n.line, n.kind != "change"))
+    return Outcome(out, unique, reason="" if out != text else "already migrated")
+
+
+def _compose(line_map: list[int], old: str, new: str) -> list[int]:
+    """Map lines of `new` to original lines, through `old`'s map; inserted lines take their anchor's."""
+    a, b = old.splitlines(), new.splitlines()
+    mapping = [0] * (len(b) + 2)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+                i = i1 + (j - j1)
+            else:
+                i = min(i1, max(len(a) - 1, 0)) if i1 < len(a) else max(len(a) - 1, 0)
+            mapping[j + 1] = line_map[i + 1] if i + 1 < len(line_map) else line_map[-1]
+    mapping[len(b) + 1] = line_map[-1]
+    return mapping
