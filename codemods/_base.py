@@ -7,6 +7,7 @@ for a human also go to `context.warnings`, which libcst prints.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import asdict, dataclass
 from typing import ClassVar, Iterable, Optional, Sequence
 
@@ -187,3 +188,19 @@ def _walk(node: cst.CSTNode):
 def walk(node: cst.CSTNode):
     """Every node under `node`, in source order (including `node`)."""
     return _walk(node)
+
+
+def compose_line_map(line_map: list[int], old: str, new: str) -> list[int]:
+    """Map lines of `new` to original lines, through `old`'s map; inserted lines take their anchor's."""
+    a, b = old.splitlines(), new.splitlines()
+    mapping = [0] * (len(b) + 2)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+                i = i1 + (j - j1)
+            else:
+                i = min(i1, max(len(a) - 1, 0)) if i1 < len(a) else max(len(a) - 1, 0)
+            mapping[j + 1] = line_map[i + 1] if i + 1 < len(line_map) else line_map[-1]
+    mapping[len(b) + 1] = line_map[-1]
+    return mapping

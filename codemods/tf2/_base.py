@@ -1,0 +1,166 @@
+"""What the TF2-tier steps share: the result type, refusals, qualified names, small builders.
+
+Every step is text in, text out (a libcst Module in, a Module out) and never imports
+TensorFlow. A step that cannot prove its rewrite exact raises `Refuse(line, reason)`; the
+driver (`codemods.tf2.convert`) then returns `text=None` with a 'human' note.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+
+from codemods._base import Note, dotted_name, walk  # noqa: F401 - re-exported for the steps
+
+# Canonical prefixes: every spelling of a TF 1.x name resolves to one key of the tables.
+_CANONICAL = (
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.contrib.slim.", "slim."),
+    ("tf_slim.", "slim."),
+)
+
+
+class Refuse(Exception):
+    """The file cannot be converted exactly; `line` (1-based, of the input) says where."""
+
+    def __init__(self, line: int, reason: str):
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class Result:
+    """`text` is the TF2 program, or None when the file could not be converted exactly."""
+
+    text: Optional[str]
+    notes: list = field(default_factory=list)
+
+    @property
+    def converted(self) -> bool:
+        return self.text is not None
+
+
+def canonical(qname: str) -> str:
+    for old, new in _CANONICAL:
+        if qname.startswith(old):
+            return new + qname[len(old):]
+    return qname
+
+
+class Names:
+    """Qualified-name and position lookups over one module (metadata resolved once).
+
+    `import tensorflow as tf1`, `from tensorflow import train` and `tf.compat.v1.X` all
+    resolve to the same canonical name (`tensorflow.train.AdamOptimizer`).
+    """
+
+    def __init__(self, module: cst.Module):
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.module = wrapper.module
+        self._q = wrapper.resolve(QualifiedNameProvider)
+        self._pos = wrapper.resolve(PositionProvider)
+
+    def of(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        """The canonical imported name of a Name/Attribute (or a Call's func), else None."""
+        if node is None:
+            return None
+        if isinstance(node, cst.Call):
+            node = node.func
+        found = {canonical(q) for q in self.raw(node)}
+        return next(iter(found)) if len(found) == 1 else None
+
+    def raw(self, node: cst.CSTNode) -> set:
+        """The imported qualified names of `node`, as libcst gives them (not canonical)."""
+        value = self._q.get(node, ())
+        if callable(value) and not isinstance(value, (set, frozenset)):
+            value = value()  # libcst >= 1.5 resolves lazily
+        return {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+
+    def is_(self, node: Optional[cst.CSTNode], *names: str) -> bool:
+        q = self.of(node)
+        return q is not None and q in names
+
+    def under(self, node: Optional[cst.CSTNode], *prefixes: str) -> bool:
+        q = self.of(node)
+        return q is not None and any(q == p or q.startswith(p + ".") for p in prefixes)
+
+    def line(self, node: cst.CSTNode) -> int:
+        pos = self._pos.get(node)
+        if callable(pos):
+            pos = pos()
+        return pos.start.line if pos is not None else 0
+
+
+# -- small builders and readers -----------------------------------------------------------------
+def code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def expr(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def stmt(text: str) -> cst.BaseStatement:
+    return cst.parse_statement(text)
+
+
+def arg(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:
+    """Argument `keyword`, given by keyword or at positional `index` (None if absent)."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if index is not None and 0 <= index < len(positional):
+        return positional[index].value
+    return None
+
+
+def keywords(call: cst.Call) -> set[str]:
+    return {a.keyword.value for a in call.args if a.keyword is not None}
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every bare name loaded or stored under `node` (attribute members excluded)."""
+    out: set[str] = set()
+
+    def visit(n: cst.CSTNode) -> None:
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+            return
+        if isinstance(n, cst.Attribute):
+            visit(n.value)
+            return
+        if isinstance(n, cst.Arg):
+            visit(n.value)  # the keyword is not a use
+            return
+        for child in n.children:
+            visit(child)
+
+    visit(node)
+    return out
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = []
+        for el in target.elements:
+            out.extend(target_names(el.value))
+        return out
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def fresh(preferred: str, taken: Iterable[str]) -> str:
+    taken = set(taken)
+    if preferred not in taken:
+        return preferred
+    i = 2
+    while f"{preferred}_{i}" in taken:
+        i += 1
+    return f"{preferred}_{i}"

@@ -1,0 +1,118 @@
+"""TF 1.x optimizer → Keras 3 optimizer with the same update rule, as data (one row, one fact).
+
+Each row says how the TF1 constructor's arguments map onto the Keras 3 one, which Keras
+defaults must be overridden because TF1's differ, and which fixture proves the row by
+`tf1clip parity` (tests/test_tf2_optimizer_table.py runs one parity test per row). The README
+table in fixtures/tf2_golden/README.md is rendered from these rows by `render_markdown()`
+(a test checks it is current).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Param:
+    tf1: str                 # TF1 keyword
+    position: Optional[int]  # TF1 positional index (None: keyword only)
+    keras: Optional[str]     # Keras 3 keyword (None: must keep TF1's default to be exact)
+    tf1_default: Optional[str] = None  # TF1 default, written as code, when Keras' default differs
+
+
+@dataclass(frozen=True)
+class OptimizerRow:
+    tf1: str                       # canonical TF1 name
+    keras: str                     # Keras 3 class, as written in the output
+    params: tuple                  # Param rows; TF1 arguments not listed are refused
+    why: str                       # the numerics fact, one line (goes into the output as a comment)
+    proof: str                     # fixture (under fixtures/) whose conversion passes parity
+    velocity_ones: bool = False    # TF1 starts the mean-square slot at ones (Keras: zeros)
+    constant_lr_only: bool = False # equal only while the learning rate is constant
+
+    def render(self) -> str:
+        fixed = ", ".join(f"{p.keras}={p.tf1_default}" for p in self.params if p.keras and p.tf1_default)
+        return f"{self.keras}({fixed})" if fixed else f"{self.keras}(...)"
+
+
+_LOCK = (Param("use_locking", 1, None, "False"), Param("name", 2, None))
+
+OPTIMIZERS: dict[str, OptimizerRow] = {row.tf1: row for row in (
+    OptimizerRow(
+        "tensorflow.train.GradientDescentOptimizer", "tf.keras.optimizers.SGD",
+        (Param("learning_rate", 0, "learning_rate"), *_LOCK),
+        "GradientDescentOptimizer: var -= lr * grad (Keras SGD without momentum)",
+        "tf2_golden/optimizers/gradient_descent.py"),
+    OptimizerRow(
+        "tensorflow.train.MomentumOptimizer", "tf.keras.optimizers.SGD",
+        (Param("learning_rate", 0, "learning_rate"), Param("momentum", 1, "momentum"),
+         Param("use_locking", 2, None, "False"), Param("name", 3, None),
+         Param("use_nesterov", 4, "nesterov")),
+        "MomentumOptimizer: accum = m * accum + g; var -= lr * accum. Keras SGD keeps "
+        "velocity = -lr * accum: the same update while the learning rate is constant",
+        "tf2_golden/optimizers/momentum_nesterov.py", constant_lr_only=True),
+    OptimizerRow(
+        "tensorflow.train.AdamOptimizer", "tf.keras.optimizers.Adam",
+        (Param("learning_rate", 0, "learning_rate"), Param("beta1", 1, "beta_1"),
+         Param("beta2", 2, "beta_2"), Param("epsilon", 3, "epsilon", "1e-8"),
+         Param("use_locking", 4, None, "False"), Param("name", 5, None)),
+        "TF1 AdamOptimizer's epsilon is 1e-8 (Keras' default is 1e-7)",
+        "legacy/r02_clip_by_global_norm.py"),
+    OptimizerRow(
+        "tensorflow.train.AdagradOptimizer", "tf.keras.optimizers.Adagrad",
+        (Param("learning_rate", 0, "learning_rate"),
+         Param("initial_accumulator_value", 1, "initial_accumulator_value", "0.1"),
+         Param("use_locking", 2, None, "False"), Param("name", 3, None),
+         Param("epsilon", None, "epsilon", "0.0")),
+        "TF1 AdagradOptimizer has no epsilon: var -= lr * g / sqrt(accum), accum starts at 0.1",
+        "tf2_golden/optimizers/adagrad.py"),
+    OptimizerRow(
+        "tensorflow.train.AdadeltaOptimizer", "tf.keras.optimizers.Adadelta",
+        (Param("learning_rate", 0, "learning_rate", "0.001"), Param("rho", 1, "rho", "0.95"),
+         Param("epsilon", 2, "epsilon", "1e-8"),
+         Param("use_locking", 3, None, "False"), Param("name", 4, None)),
+        "TF1 AdadeltaOptimizer's epsilon is 1e-8 (Keras' default is 1e-7)",
+        "tf2_golden/optimizers/adadelta.py"),
+    OptimizerRow(
+        "tensorflow.train.RMSPropOptimizer", "tf.keras.optimizers.RMSprop",
+        (Param("learning_rate", 0, "learning_rate"), Param("decay", 1, "rho", "0.9"),
+         Param("momentum", 2, "momentum"), Param("epsilon", 3, "epsilon", "1e-10"),
+         Param("use_locking", 4, None, "False"), Param("centered", 5, "centered"),
+         Param("name", 6, None)),
+        "TF1 RMSPropOptimizer starts the mean-square slot at ones and its epsilon is 1e-10 "
+        "(both inside the sqrt, as in Keras 3)",
+        "tf2_golden/optimizers/rmsprop.py", velocity_ones=True),
+    OptimizerRow(
+        "tensorflow.train.FtrlOptimizer", "tf.keras.optimizers.Ftrl",
+        (Param("learning_rate", 0, "learning_rate"),
+         Param("learning_rate_power", 1, "learning_rate_power"),
+         Param("initial_accumulator_value", 2, "initial_accumulator_value"),
+         Param("l1_regularization_strength", 3, "l1_regularization_strength"),
+         Param("l2_regularization_strength", 4, "l2_regularization_strength"),
+         Param("use_locking", 5, None, "False"), Param("name", 6, None),
+         Param("accum_name", 7, None), Param("linear_name", 8, None),
+         Param("l2_shrinkage_regularization_strength", 9, "l2_shrinkage_regularization_strength"),
+         Param("beta", 10, "beta")),
+        "TF1 FtrlOptimizer and Keras Ftrl share the update rule and defaults",
+        "tf2_golden/optimizers/ftrl.py"),
+)}
+
+# optimize_loss(optimizer="NAME") names (TF 1.15 contrib/layers/python/layers/optimizers.py).
+OPTIMIZE_LOSS_NAMES = {
+    "SGD": "tensorflow.train.GradientDescentOptimizer",
+    "Adam": "tensorflow.train.AdamOptimizer",
+    "Adagrad": "tensorflow.train.AdagradOptimizer",
+    "RMSProp": "tensorflow.train.RMSPropOptimizer",
+    "Ftrl": "tensorflow.train.FtrlOptimizer",
+}
+
+
+def render_markdown() -> str:
+    """The README table: one line per row."""
+    lines = ["| TF 1.x | Keras 3 (TF2 tier) | why | proof |", "|---|---|---|---|"]
+    for row in OPTIMIZERS.values():
+        short = row.tf1.replace("tensorflow.", "tf.")
+        extra = " + mean-square slot set to ones" if row.velocity_ones else ""
+        caveat = " (constant learning rate only; else refused)" if row.constant_lr_only else ""
+        lines.append(f"| `{short}` | `{row.render()}`{extra}{caveat} | {row.why} | `{row.proof}` |")
+    return "\n".join(lines) + "\n"
