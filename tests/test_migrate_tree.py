@@ -254,7 +254,7 @@ def test_explicit_symlink_argument_is_not_followed(tree, tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["tree", "--to", "tf2"], "--to tf2 is not implemented yet"),
+    (["tree", "--to", "tf3"], "argument --to: invalid choice: 'tf3'"),
     (["tree", "--inplace", "--outtree", "x"], "not allowed with argument"),
     (["tree", "-j", "-1"], "-j must be 0 or more"),
     (["tree", "--outtree", "tree"], "is the input tree itself; use --inplace"),

@@ -23,7 +23,8 @@ from tf1clip.migrate.report import FileResult, Item, summarize, summary_line, to
 from tf1clip.migrate.tree import Task, discover
 
 DESCRIPTION = ("Rewrite TF 1.x files (.py, .ipynb) so they run on TF 2.21: compat tier "
-               "(tensorflow.compat.v1 + disable_v2_behavior, tf.contrib replaced). "
+               "(tensorflow.compat.v1 + disable_v2_behavior, tf.contrib replaced) or, with --to tf2, "
+               "GradientTape + Keras where that is exact. "
                "Prints a diff unless --inplace or --outtree is given; the report goes to stderr.")
 
 
@@ -31,7 +32,8 @@ def _parser():
     parser = make_parser("migrate", DESCRIPTION)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files and directories to migrate")
     parser.add_argument("--to", choices=("compat", "tf2"), default="compat",
-                        help="target tier (only 'compat' is implemented)")
+                        help="target tier: compat (runs on TF 2.21 as graph code) or tf2 (GradientTape "
+                             "form where it can be done exactly, compat elsewhere; default compat)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--diff", action="store_true", help="print a unified diff, write nothing (the default)")
     out.add_argument("--inplace", action="store_true", help="rewrite the files in place (atomically)")
@@ -45,9 +47,6 @@ def _parser():
 
 def main(argv: list[str], debug: bool = False) -> int:
     args = _parser().parse_args(argv)
-    if args.to == "tf2":
-        raise UsageError("--to tf2 is not implemented yet; this version migrates to the compat tier "
-                         "only (--to compat, the default)")
     if args.jobs < 0:
         raise UsageError(f"-j must be 0 or more, got {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
@@ -57,6 +56,8 @@ def main(argv: list[str], debug: bool = False) -> int:
         raise UsageError(f"--outtree {args.outtree}: exists and is not a directory")
 
     tasks, base = discover(args.paths, exclude=outtree)
+    for task in tasks:
+        task.to = args.to
     if outtree and os.path.realpath(outtree) == os.path.realpath(base):
         raise UsageError(f"--outtree {args.outtree} is the input tree itself; use --inplace to rewrite in place")
 
@@ -161,13 +162,15 @@ def _process(task: Task) -> FileResult:
 
 
 def _process_python(task: Task, data: bytes) -> FileResult:
-    from tf1clip.migrate.engine import migrate_text
+    from tf1clip.migrate.engine import migrate
     from tf1clip.migrate.sources import encode, read_python
 
     text, encoding = read_python(task.source, task.display, data)
-    outcome = migrate_text(text, task.display)
+    outcome = migrate(text, task.display, task.to)
     result = _from_notes(task, outcome.notes, None)
     result.runtime = outcome.runtime
+    if task.to == "tf2":
+        result.tier = outcome.tier
     if outcome.text == text:
         result.status, result.reason = "unchanged", outcome.reason
         return result
@@ -183,6 +186,12 @@ def _process_notebook(task: Task, data: bytes) -> FileResult:
     nbo = migrate_notebook(data, task.display)
     result = _from_notes(task, nbo.outcome.notes, nbo.where)
     result.human += [Item(1, "notebook", message, cell) for cell, message in nbo.cell_notes]
+    if task.to == "tf2":
+        result.tier = "compat"
+    if task.to == "tf2" and nbo.data != data:
+        # the TF2 rewrite restructures a whole program; a notebook's cells are kept as cells
+        result.human.append(Item(0, "tf2", "notebooks are migrated to the compat tier: the TF2 rewrite "
+                                           "would move code across cells"))
     result.runtime = nbo.outcome.runtime
     if nbo.data == data:
         result.status, result.reason = "unchanged", nbo.outcome.reason

@@ -4,7 +4,6 @@ Pure text in, text out; imports libcst and `codemods`, never TensorFlow.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -12,7 +11,7 @@ from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
 
 from codemods import COMPAT_TIER
-from codemods._base import NOTES_KEY, Note
+from codemods._base import NOTES_KEY, Note, compose_line_map
 from codemods._usage import Usage, classify
 
 
@@ -29,6 +28,7 @@ class Outcome:
     text: str
     notes: list[Note] = field(default_factory=list)
     reason: str = ""        # why nothing changed, when nothing did
+    tier: str = "compat"    # which tier produced `text`
 
     @property
     def runtime(self) -> list[str]:
@@ -91,7 +91,7 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
             original = line_map[note.line] if 0 < note.line < len(line_map) else note.line
             notes.append(Note(original, note.rule, note.kind, note.message, note.runtime))
         if new.code != current.code:
-            line_map = _compose(line_map, current.code, new.code)
+            line_map = compose_line_map(line_map, current.code, new.code)
         current = new
     out = current.code
     if out != text:
@@ -109,17 +109,19 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
     return Outcome(out, unique, reason="" if out != text else "already migrated")
 
 
-def _compose(line_map: list[int], old: str, new: str) -> list[int]:
-    """Map lines of `new` to original lines, through `old`'s map; inserted lines take their anchor's."""
-    a, b = old.splitlines(), new.splitlines()
-    mapping = [0] * (len(b) + 2)
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for j in range(j1, j2):
-            if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-                i = i1 + (j - j1)
-            else:
-                i = min(i1, max(len(a) - 1, 0)) if i1 < len(a) else max(len(a) - 1, 0)
-            mapping[j + 1] = line_map[i + 1] if i + 1 < len(line_map) else line_map[-1]
-    mapping[len(b) + 1] = line_map[-1]
-    return mapping
+def migrate(text: str, filename: str = "<string>", to: str = "compat") -> Outcome:
+    """Migrate to `to` ('compat' or 'tf2'). The TF2 tier is tried first; a file it cannot
+    convert exactly falls back to the compat tier, and the report keeps the TF2 tier's
+    reasons (file line and why) as places left for a human."""
+    if to != "tf2":
+        return migrate_text(text, filename)
+    from codemods.tf2 import convert
+
+    result = convert(text, filename)
+    if result.text is not None:
+        return Outcome(result.text, list(result.notes),
+                       reason="" if result.text != text else "already TF 2 (nothing to convert)", tier="tf2")
+    fallback = migrate_text(text, filename)
+    notes = [*fallback.notes, *(n for n in result.notes if n.kind != "change")]
+    notes.sort(key=lambda n: (n.line, n.kind != "change"))
+    return Outcome(fallback.text, notes, reason=fallback.reason)

@@ -44,6 +44,7 @@ class FileResult:
     human: list[Item] = field(default_factory=list)
     runtime: list[str] = field(default_factory=list)
     written: Optional[str] = None     # where the new file went (--inplace / --outtree)
+    tier: Optional[str] = None        # with --to tf2: "tf2" or "compat" (fell back)
     # not serialized: the new bytes and the diff, carried from the worker to the writer
     new_bytes: Optional[bytes] = None
     old_text: Optional[str] = None
@@ -61,6 +62,8 @@ class FileResult:
             out["runtime"] = self.runtime
         if self.written:
             out["written"] = self.written
+        if self.tier:
+            out["tier"] = self.tier
         return out
 
     def lines(self) -> list[str]:
@@ -71,6 +74,8 @@ class FileResult:
         head = f"{self.status:<10} {self.path}"
         if self.reason and self.status != "changed":
             head += f" ({self.reason})"
+        elif self.tier and self.status == "changed":
+            head += " (TF2 tier)" if self.tier == "tf2" else " (compat tier: not convertible to TF2 exactly)"
         out = [head]
         for item in self.changes:
             out.append(f"  {item.where(self.path)}: [{item.rule}] {item.message}")
@@ -96,6 +101,8 @@ def summarize(results: list[FileResult]) -> dict:
         "use_runtime": sum(1 for r in results if r.runtime),
         "runtime_names": sorted({name for r in results for name in r.runtime}),
         "other_files": sum(1 for r in results if r.kind == "other" and r.status != "error"),
+        "tf2_tier": sum(1 for r in results if r.tier == "tf2" and r.status == "changed"),
+        "compat_fallback": sum(1 for r in results if r.tier == "compat" and r.status == "changed"),
     }
 
 
@@ -107,6 +114,9 @@ def summary_line(summary: dict, mode: str) -> str:
     if summary["use_runtime"]:
         text += (f"; {summary['use_runtime']} files import the tf1clip runtime "
                  f"({', '.join(summary['runtime_names'])})")
+    if summary["tf2_tier"] or summary["compat_fallback"]:
+        text += (f"; {summary['tf2_tier']} to the TF2 tier, {summary['compat_fallback']} to the compat tier "
+                 "(not convertible exactly: see the places left for a human)")
     if summary["other_files"]:
         text += f"; {summary['other_files']} non-Python files"
     return text

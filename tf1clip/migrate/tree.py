@@ -24,6 +24,7 @@ class Task:
     kind: str                    # python | notebook | other | symlink | symlink-dir | missing
     link_inside: bool = False    # for symlinks: target resolves inside the tree
     explicit: bool = False       # named on the command line
+    to: str = "compat"           # target tier: compat | tf2
 
 
 def _kind(path: str) -> str:
