@@ -33,6 +33,21 @@ def run_python(*args, cwd=None, env=None, timeout=300):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def make_mnist():
+    """fixtures/data/make_mnist.py as a module (it is a script, not a package member)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_mnist", FIXTURES / "data" / "make_mnist.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tail(text, n=25):
+    """The last n lines of a process' output, for assertion messages."""
+    return "\n".join(text.splitlines()[-n:])
+
+
 @pytest.fixture
 def tf1clip_cli():
     return run_tf1clip

@@ -12,7 +12,6 @@ Real TensorFlow in real subprocesses, no mocks. Two kinds of tests:
   sqrt(18)), not on the dense gradient (norm 6), and the data are chosen so that every
   wrong reading (dense vs sparse, per tensor vs global) gives a visibly different answer.
 """
-import importlib.util
 import json
 import math
 import re
@@ -22,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from conftest import FIXTURES, run_tf1clip
+from conftest import FIXTURES, make_mnist, run_tf1clip, tail
 
 LEGACY = FIXTURES / "legacy"
 SCRIPTS = sorted(p.name for p in LEGACY.glob("*.py"))
@@ -53,17 +52,6 @@ def parse(stdout):
         else:
             other.update(record)
     return steps, other
-
-
-def load_make_mnist():
-    spec = importlib.util.spec_from_file_location("make_mnist", FIXTURES / "data" / "make_mnist.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def tail(text, n=25):
-    return "\n".join(text.splitlines()[-n:])
 
 
 def close(a, b, tol=TOL):
@@ -205,7 +193,7 @@ def test_fixture_runs_deterministically_and_clips(name, tmp_path):
     source = script.read_text()
     assert "import tensorflow as tf" in source and "tf1clip" not in source  # plain TF1 code
     if name.startswith("r07"):
-        load_make_mnist().write_mnist(tmp_path / "MNIST_data")
+        make_mnist().write_mnist(tmp_path / "MNIST_data")
     with ThreadPoolExecutor(2) as pool:  # the two runs side by side
         runs = list(pool.map(lambda _: run_tf1clip("run", script, cwd=tmp_path, timeout=120), range(2)))
     for proc in runs:
@@ -221,7 +209,7 @@ def test_fixture_runs_deterministically_and_clips(name, tmp_path):
 
 
 def test_r07_takes_the_epoch_count_from_argv(tmp_path):
-    load_make_mnist().write_mnist(tmp_path / "MNIST_data")
+    make_mnist().write_mnist(tmp_path / "MNIST_data")
     proc = run_tf1clip("run", LEGACY / "r07_mnist_mlp.py", "1", cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, tail(proc.stderr)
     steps, other = parse(proc.stdout)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
-import importlib.util
 import json
 import os
 import shutil
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUIET_ENV, run_tf1clip
+from conftest import QUIET_ENV, make_mnist, run_tf1clip
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = ROOT / "fixtures" / "legacy"
@@ -40,10 +39,7 @@ def _data_into(folder: Path, script: Path) -> None:
         if other.is_file() and other.suffix != ".py":
             shutil.copy(other, folder / other.name)
     if "MNIST_data" in script.read_text(encoding="utf-8"):
-        spec = importlib.util.spec_from_file_location("make_mnist", ROOT / "fixtures" / "data" / "make_mnist.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        module.write_mnist(folder / "MNIST_data")
+        make_mnist().write_mnist(folder / "MNIST_data")
 
 
 def _run(argv, cwd):

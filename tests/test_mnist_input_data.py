@@ -3,7 +3,6 @@
 Data comes from fixtures/data/make_mnist.py (synthetic, written into tmp dirs).
 """
 import gzip
-import importlib.util
 import os
 import shutil
 import struct
@@ -17,6 +16,8 @@ import tensorflow as tf
 
 from tf1clip.examples.tutorials.mnist import input_data
 
+from conftest import make_mnist as load_make_mnist
+
 REPO = Path(__file__).resolve().parents[1]
 MAKE_MNIST = REPO / "fixtures" / "data" / "make_mnist.py"
 FILES = (
@@ -28,14 +29,7 @@ FILES = (
 N_TRAIN, N_TEST = 5500, 500
 
 
-def _load_make_mnist():
-    spec = importlib.util.spec_from_file_location("make_mnist", MAKE_MNIST)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make_mnist = _load_make_mnist()
+make_mnist = load_make_mnist()
 
 
 def _parse_idx(path):

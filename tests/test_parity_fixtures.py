@@ -8,14 +8,13 @@ norm is above the threshold and the clipped one below the raw one) and the post-
 of OLD and NEW agree at every step.
 """
 import ast
-import importlib.util
 import json
 import math
 import sys
 
 import pytest
 
-from conftest import FIXTURES, run_tf1clip
+from conftest import FIXTURES, make_mnist, run_tf1clip, tail
 
 LEGACY = FIXTURES / "legacy"
 TF2 = FIXTURES / "tf2"
@@ -44,17 +43,6 @@ RTOL = 1e-4  # the harness' default, used by the runs below
 
 # R11's first layer is trainable but left out of var_list: it still shapes the loss, so its
 # start value must be transferred too (the harness moves every trainable variable of OLD).
-
-
-def load_make_mnist():
-    spec = importlib.util.spec_from_file_location("make_mnist", FIXTURES / "data" / "make_mnist.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def tail(text, n=25):
-    return "\n".join(text.splitlines()[-n:])
 
 
 def _params():
@@ -98,7 +86,7 @@ def test_tf2_version_imports_only_tensorflow_numpy_and_stdlib(name):
 @pytest.mark.parametrize("name", _params())
 def test_tf2_version_trains_like_the_legacy_fixture(name, tmp_path):
     if name.startswith("r07"):
-        load_make_mnist().write_mnist(tmp_path / "MNIST_data")
+        make_mnist().write_mnist(tmp_path / "MNIST_data")
     proc, result = run_parity(LEGACY / name, TF2 / name, tmp_path)
     assert proc.returncode == 0, f"{name}: parity exited {proc.returncode}\n{proc.stdout}\n{tail(proc.stderr)}"
     assert proc.stdout.strip().endswith("PASS"), proc.stdout
