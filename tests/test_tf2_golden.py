@@ -12,19 +12,27 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "fixtures" / "tf2_golden"))
 
 from codemods.tf2 import convert  # noqa: E402
-from make_golden import expected  # noqa: E402
+from make_golden import expected, inputs  # noqa: E402
 
-LEGACY = sorted((ROOT / "fixtures" / "legacy").glob("*.py"))
+INPUTS = inputs()  # (TF1 script, golden directory): legacy recipes and structures
 GOLDEN = ROOT / "fixtures" / "tf2_golden"
+CONVERTED = sorted(GOLDEN.glob("r*.py")) + sorted((GOLDEN / "structures" / "converted").glob("*.py"))
 
 
-@pytest.mark.parametrize("path", LEGACY, ids=lambda p: p.stem)
-def test_golden_is_current(path):
+@pytest.mark.parametrize("path, out", [pytest.param(p, o, id=p.stem) for p, o in INPUTS])
+def test_golden_is_current(path, out):
     name, text = expected(path)
-    assert (GOLDEN / name).read_text() == text, f"run python fixtures/tf2_golden/make_golden.py ({name})"
+    assert (out / name).read_text() == text, f"run python fixtures/tf2_golden/make_golden.py ({name})"
 
 
-@pytest.mark.parametrize("path", LEGACY, ids=lambda p: p.stem)
+def test_every_structure_is_listed_in_the_readme():
+    readme = (GOLDEN / "README.md").read_text()
+    for path, out in INPUTS:
+        if out.name == "converted":
+            assert f"| {path.stem} |" in readme, path.stem
+
+
+@pytest.mark.parametrize("path", [p for p, _ in INPUTS], ids=lambda p: p.stem)
 def test_report_lists_every_change_or_the_reason(path):
     result = convert(path.read_text(), path.name)
     if result.text is None:
@@ -37,7 +45,7 @@ def test_report_lists_every_change_or_the_reason(path):
         compile(result.text, path.name, "exec")
 
 
-@pytest.mark.parametrize("path", sorted(GOLDEN.glob("r*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CONVERTED, ids=lambda p: p.stem)
 def test_converting_converted_output_changes_nothing(path):
     text = path.read_text()
     assert convert(text, path.name).text == text

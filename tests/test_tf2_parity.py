@@ -1,14 +1,20 @@
 """Every fixture converted to the TF2 tier runs under plain `python` on TF 2.21 and passes
 `tf1clip parity` against its TF1 original (real TensorFlow, real subprocesses, ~7 s each).
 
-Covers the recipe goldens (fixtures/tf2_golden/rXX.py) and one fixture per optimizer-table
-row (fixtures/tf2_golden/optimizers/*.py, converted here), so each row is proven by parity.
+Covers the recipe goldens (fixtures/tf2_golden/rXX.py), one fixture per optimizer-table row
+and per Keras-argument rewrite (fixtures/tf2_golden/optimizers/*.py, converted here), so each
+row is proven by parity.
+A get_slot row is proven by what the script prints: parity compares losses, gradients and
+weights, not the slot values a script reads, so OLD and NEW are recorded from the same start
+values and every number they print must agree.
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import run_python, run_tf1clip
@@ -17,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from codemods.tf2 import convert  # noqa: E402
-from codemods.tf2.optimizer_table import OPTIMIZERS  # noqa: E402
+from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS  # noqa: E402
 
 GOLDEN = ROOT / "fixtures" / "tf2_golden"
 LEGACY = ROOT / "fixtures" / "legacy"
@@ -28,10 +34,13 @@ def _pairs():
     for golden in sorted(GOLDEN.glob("r*.py")):
         marks = [pytest.mark.xfail(reason=HARNESS_LIMITS[golden.stem], strict=True)] if golden.stem in HARNESS_LIMITS else []
         yield pytest.param(LEGACY / golden.name, golden, id=golden.stem, marks=marks)
-    for row in OPTIMIZERS.values():
-        old = ROOT / "fixtures" / row.proof
-        if old.parent.name == "optimizers":
-            yield pytest.param(old, None, id="optimizer-" + old.stem)
+    for golden in sorted((GOLDEN / "structures" / "converted").glob("*.py")):
+        yield pytest.param(GOLDEN / "structures" / golden.name, golden, id="structure-" + golden.stem)
+    # one per optimizer-table row, and the Keras-argument rewrites (lr=, clipvalue with clipnorm)
+    rows = {(ROOT / "fixtures" / row.proof).resolve() for row in OPTIMIZERS.values()}
+    for old in sorted((GOLDEN / "optimizers").glob("*.py")):
+        kind = "optimizer" if old.resolve() in rows else "keras-args"
+        yield pytest.param(old, None, id=f"{kind}-{old.stem}")
 
 
 @pytest.mark.parametrize("old, new", list(_pairs()))
@@ -46,3 +55,25 @@ def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
     assert "import tf1clip" not in new.read_text() and "from tf1clip" not in new.read_text()
     proc = run_tf1clip("parity", old, new, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def _printed(stdout: str) -> list:
+    return [float(v) for v in re.findall(r"=(-?[0-9.]+(?:e[-+]?[0-9]+)?)", stdout)]
+
+
+@pytest.mark.parametrize("row", SLOTS.values(), ids=lambda r: f"{r.optimizer.rsplit('.', 1)[1]}-{r.slot}")
+def test_slot_read_prints_what_tf1_printed(row, tmp_path):
+    old = ROOT / "fixtures" / row.proof
+    new = GOLDEN / old.name
+    assert new.is_file(), f"{old.name} is not converted"
+    init = tmp_path / "old" / "initial.npz"
+    recorded = []
+    for side, script, options, env in (("old", old, [], {"TF_USE_LEGACY_KERAS": "1"}),
+                                       ("new", new, [f"--init={init}"], None)):
+        proc = run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
+                          "--", script, cwd=tmp_path, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        recorded.append(proc.stdout)
+    old_numbers, new_numbers = map(_printed, recorded)
+    assert len(old_numbers) == len(new_numbers) > 10
+    np.testing.assert_allclose(new_numbers, old_numbers, rtol=1e-4, atol=1e-5)

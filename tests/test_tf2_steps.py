@@ -86,3 +86,46 @@ def test_optimizer_table_renders_into_the_readme():
 def test_every_optimizer_row_has_its_proof(row):
     assert (ROOT / "fixtures" / row.proof).resolve().is_file()
     assert row.keras.startswith("tf.keras.optimizers.")
+
+
+_SLOT_SCRIPT = """import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.get_variable("w", [2, 1])
+loss = tf.reduce_mean(tf.matmul(x, w))
+opt = tf.train.{opt}
+{before}train_op = opt.minimize(loss)
+{after}
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(train_op, feed_dict={{x: [[1.0, 2.0]]}})
+    print(sess.run(m))
+"""
+
+
+@pytest.mark.parametrize("opt, before, after, reason", [
+    ("AdamOptimizer(0.1)", "", 'm = tf.global_norm([opt.get_slot(v, "v") for v in tf.trainable_variables()])\n',
+     "slot table"),
+    ("MomentumOptimizer(0.1, 0.9)", "",
+     'm = tf.global_norm([opt.get_slot(v, "momentum") for v in tf.trainable_variables()])\n', "slot table"),
+    ("AdamOptimizer(0.1)", 'm = tf.global_norm([opt.get_slot(v, "m") for v in tf.trainable_variables()])\n', "",
+     "before `opt`'s update op"),
+    ("AdamOptimizer(0.1)", "", 'm = tf.reduce_sum(opt.get_slot(w, "m"))\n', "comprehension"),
+], ids=["adam-v", "momentum", "before-minimize", "not-in-a-loop"])
+def test_get_slot_refused_unless_proven(opt, before, after, reason):
+    """get_slot converts only for a slot the table proves, after the update op exists, over
+    (part of) the variable list the optimizer updates."""
+    result = convert(_SLOT_SCRIPT.format(opt=opt, before=before, after=after), "t.py")
+    assert result.text is None
+    (note,) = [n for n in result.notes if n.kind == "human"]
+    assert reason in note.message and note.line > 0
+
+
+def test_get_slot_of_adam_m_converts():
+    text = _SLOT_SCRIPT.format(opt="AdamOptimizer(0.1)", before="",
+                               after='m = tf.global_norm([opt.get_slot(v, "m") for v in tf.trainable_variables()])\n')
+    result = convert(text, "t.py")
+    assert result.text is not None, result.notes
+    assert "opt.build(variables)" in result.text and "opt_m[id(v)] for v in variables" in result.text
+    code_lines = [line for line in result.text.splitlines() if not line.lstrip().startswith("#")]
+    assert 's.path.endswith("_momentum")' in result.text and not any("get_slot" in line for line in code_lines)

@@ -2,7 +2,7 @@
 
 Each row says how the TF1 constructor's arguments map onto the Keras 3 one, which Keras
 defaults must be overridden because TF1's differ, and which fixture proves the row by
-`tf1clip parity` (tests/test_tf2_optimizer_table.py runs one parity test per row). The README
+`tf1clip parity` (tests/test_tf2_parity.py runs one parity test per row). The README
 table in fixtures/tf2_golden/README.md is rendered from these rows by `render_markdown()`
 (a test checks it is current).
 """
@@ -107,12 +107,38 @@ OPTIMIZE_LOSS_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class SlotRow:
+    optimizer: str   # canonical name of the TF1 (or tf.keras) optimizer class
+    slot: str        # the name given to get_slot(var, name)
+    suffix: str      # the Keras 3 optimizer variable holding the same value: `<var path>` + suffix
+    why: str
+    proof: str       # fixture whose conversion passes parity and prints the slot's value
+
+
+# optimizer.get_slot(var, NAME) → the Keras 3 optimizer's variable for `var`. Only rows whose
+# values are the same numbers: TF1 Momentum's "momentum" slot is the accumulator, Keras SGD's
+# is -lr * accumulator, so it is absent (refused).
+SLOTS: dict[tuple, SlotRow] = {(row.optimizer, row.slot): row for row in (
+    SlotRow("tensorflow.train.AdamOptimizer", "m", "_momentum",
+            "Adam's first moment m = beta1 * m + (1 - beta1) * g: Keras 3 Adam's `<path>_momentum`",
+            "legacy/r04_contrib_clip_gradients_by_norm.py"),
+    SlotRow("tensorflow.keras.optimizers.Adam", "m", "_momentum",
+            "tf-keras Adam's slot \"m\" is Keras 3 Adam's `<path>_momentum` (same rule)",
+            "legacy/r05_keras_clipvalue.py"),
+)}
+
+
 def render_markdown() -> str:
-    """The README table: one line per row."""
+    """The README tables: one line per optimizer row, then one per get_slot row."""
     lines = ["| TF 1.x | Keras 3 (TF2 tier) | why | proof |", "|---|---|---|---|"]
     for row in OPTIMIZERS.values():
         short = row.tf1.replace("tensorflow.", "tf.")
         extra = " + mean-square slot set to ones" if row.velocity_ones else ""
         caveat = " (constant learning rate only; else refused)" if row.constant_lr_only else ""
         lines.append(f"| `{short}` | `{row.render()}`{extra}{caveat} | {row.why} | `{row.proof}` |")
+    lines += ["", "| TF 1.x slot read | Keras 3 optimizer variable | why | proof |", "|---|---|---|---|"]
+    for row in SLOTS.values():
+        short = row.optimizer.replace("tensorflow.", "tf.")
+        lines.append(f"| `{short}`: `get_slot(v, \"{row.slot}\")` | path ends `{row.suffix}` | {row.why} | `{row.proof}` |")
     return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ def stmt(text: str) -> cst.BaseStatement:
 
 def expr(text: str) -> cst.BaseExpression:
     return _base.expr(_aliased(text))
-from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS, OptimizerRow
+from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS, SLOTS, OptimizerRow
 
 RULE = "train_step"
 DESCRIPTION = "Turn a module-level TF 1.x graph + Session script into tf.function steps with GradientTape."
@@ -119,6 +119,7 @@ class Opt:
     clip_value: Optional[str] = None    # a tf.keras clipvalue moved out of the constructor (with clipnorm)
     velocity_ones: bool = False
     plain_sgd: bool = False       # tf.keras.optimizers.SGD without momentum: sparse updates are TF1's
+    source: str = ""              # the TF1 / tf.keras class (canonical), for the get_slot table
 
 
 class Converter:
@@ -144,6 +145,9 @@ class Converter:
         self.session_seen = False
         self.dense_counts: dict[str, int] = {}
         self.sparse = False
+        self.updates: dict[str, list] = {}        # Keras optimizer name -> variable lists it updates
+        self.built: set[str] = set()              # optimizers built explicitly (their slots exist)
+        self.slot_maps: dict[tuple, str] = {}     # (optimizer, slot) -> name of the id(var) -> slot dict
 
     # -- helpers ----------------------------------------------------------------------------
     def refuse(self, node, reason: str):
@@ -234,6 +238,12 @@ class Converter:
             if free:
                 self.refuse(st, f"`{st.name.value}` uses graph tensors ({', '.join(sorted(free))}) from the "
                                 "module: not converted")
+            builds = self.graph_state_built_in(st)
+            if builds:
+                kind = "class" if isinstance(st, cst.ClassDef) else "function"
+                self.refuse(st, f"{kind} `{st.name.value}` builds graph state ({', '.join(builds)}): graph code "
+                                f"structured in a {kind} is not converted (only module-level graph statements "
+                                "become step functions; helpers are not inlined)")
             self.out.append(st)
             return
         if not isinstance(st, cst.SimpleStatementLine):
@@ -283,9 +293,17 @@ class Converter:
         if isinstance(call, cst.Call) and self.names.is_(call.func, "tensorflow.set_random_seed"):
             self.out.append(st)
             return
-        if self.calls_tf(st) or names_in(st) & self.graph_names:
-            self.refuse(st, f"`{code(small).strip()}` acts on the graph at build time (a collection, a print "
-                            "of graph tensors): no eager equivalent before the first step")
+        text = code(small).strip()
+        if isinstance(call, cst.Call) and self.names.under(call.func, "tensorflow.losses"):
+            self.refuse(st, f"`{text}` adds its loss to the LOSSES collection (read back by "
+                            "tf.losses.get_total_loss()): graph collections are not converted")
+        tensors = sorted(names_in(st) & self.graph_names)
+        if tensors:
+            self.refuse(st, f"`{text}` runs once, when the graph is built, on graph tensors ({', '.join(tensors)}): "
+                            "TF2 has them only inside a traced step function, so there is no exact place for it")
+        if self.calls_tf(st):
+            self.refuse(st, f"`{text}` acts on the graph at build time (a collection, a graph op for its side "
+                            "effect): no eager equivalent before the first step")
         self.out.append(st)
 
     def assignment(self, st, small: cst.Assign, scope: str) -> None:
@@ -326,6 +344,13 @@ class Converter:
             return self.create_train_op(st, single, call)
         method = call.func.attr.value if call is not None and isinstance(call.func, cst.Attribute) else None
         owner = call.func.value.value if method and isinstance(call.func.value, cst.Name) else None
+        if (single and method == "minimize" and isinstance(call.func.value, cst.Call)
+                and self.names.of(call.func.value.func) in OPTIMIZERS):
+            # `tf.train.XOptimizer(...).minimize(...)` (GANs): the optimizer gets a name of its own
+            inner = call.func.value
+            owner = self.new_name(f"{single}_optimizer")
+            self.optimizer(st, owner, inner, OPTIMIZERS[self.names.of(inner.func)])
+            return self.minimize(st, single, call, owner)
         if owner in self.optimizers:
             if method == "compute_gradients":
                 return self.compute_gradients(st, target, call, owner)
@@ -515,7 +540,7 @@ class Converter:
             line = line.with_changes(leading_lines=[*st.leading_lines, *comment_lines(row.why)])
         self.out.append(line)
         self.optimizers[name] = Opt(name, velocity_ones=row.velocity_ones,
-                                    plain_sgd=row.tf1.endswith("GradientDescentOptimizer"))
+                                    plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), source=row.tf1)
         self.change(st, f"{row.tf1.replace('tensorflow.', 'tf.')} → {row.keras}: {row.why}")
 
     def keras_optimizer(self, st, name, call) -> None:
@@ -526,7 +551,7 @@ class Converter:
                         "beta_1", "beta_2", "momentum", "nesterov", "amsgrad", "name"}
         if unknown:
             self.refuse(st, f"Keras optimizer arguments {sorted(unknown)} are not mapped")
-        opt = Opt(name)
+        opt = Opt(name, source=self.names.of(call.func) or "")
         if "clipvalue" in kw and ("clipnorm" in kw or "global_clipnorm" in kw):
             opt.clip_value = code(arg(call, None, "clipvalue"))
             call = call.with_changes(args=[a for a in call.args if not (a.keyword and a.keyword.value == "clipvalue")])
@@ -550,7 +575,7 @@ class Converter:
             self.refuse(st, "clip_gradients_by_norm of something other than a known optimizer is not converted")
         base = self.optimizers[inner.value]
         self.optimizers[name] = Opt(inner.value, base.keras, clip_global=code(clip), velocity_ones=base.velocity_ones,
-                                    plain_sgd=base.plain_sgd)
+                                    plain_sgd=base.plain_sgd, source=base.source)
         self.change(st, "contrib clip_gradients_by_norm → tf.clip_by_global_norm before apply_gradients")
 
     def exponential_decay(self, st, name, call) -> None:
@@ -642,6 +667,7 @@ class Converter:
 
     def velocity_ones(self, st, opt: Opt, variables: str) -> None:
         if opt.velocity_ones:
+            self.built.add(opt.name)
             self.out += [stmt(f"{opt.name}.build({variables})\n"),
                          stmt(f"for slot in {opt.name}.variables:  # TF1 RMSProp starts the mean-square slot at ones\n"
                               f"    if slot.path.endswith(\"_velocity\"):\n        slot.assign(tf.ones_like(slot))\n")]
@@ -655,6 +681,10 @@ class Converter:
         if opt.velocity_ones:
             self.refuse(st, "RMSProp through apply_gradients: the variable list for its slots is not known")
         self.check_sparse(st, opt)
+        zipped = pairs if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" else None
+        known = arg(zipped, 1, "") if zipped is not None and len(zipped.args) == 2 else None
+        self.updates.setdefault(opt.name, []).append(
+            known.value if isinstance(known, cst.Name) and known.value in self.var_lists else None)
         lines = self.update_lines(opt, code(pairs), gs)
         body = [stmt(l + "\n") for l in lines]
         body[0] = body[0].with_changes(leading_lines=st.leading_lines, trailing_whitespace=st.trailing_whitespace)
@@ -683,13 +713,15 @@ class Converter:
 
     def train_body(self, st, name, opt: Opt, loss, variables, gs, clip_fn, value, check_numerics=False) -> None:
         self.check_sparse(st, opt)
+        self.updates.setdefault(opt.name, []).append(variables)
         grads = self.new_name("gradients")
         lines = [f"{grads} = tape.gradient({loss}, {variables})"]
         if opt.clip_global:
             lines.append(f"{grads}, _ = tf.clip_by_global_norm({grads}, {opt.clip_global})")
         if opt.clip_value:
-            lines.append(f"{grads} = [None if g is None else tf.clip_by_value(g, -{opt.clip_value}, {opt.clip_value}) "
-                         f"for g in {grads}]  # tf-keras clipvalue, before its clipnorm")
+            bound = opt.clip_value if re.fullmatch(r"[\w.]+", opt.clip_value) else f"({opt.clip_value})"
+            lines.append(f"# tf-keras clipped by value first, then by norm (Keras 3 takes one of the two)\n"
+                         f"{grads} = [None if g is None else tf.clip_by_value(g, -{bound}, {bound}) for g in {grads}]")
         if clip_fn is not None and not clip_fn.startswith("CALL:"):
             lines.append(clip_fn.format(grads=grads))
         pairs = f"zip({grads}, {variables})"
@@ -724,7 +756,8 @@ class Converter:
         ctor, _ = self.optimizer_code(st, row, cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)]))
         self.out.append(stmt(f"{opt_name} = {ctor}\n").with_changes(
             leading_lines=[*st.leading_lines, *comment_lines(f"optimize_loss's optimizer. {row.why}")]))
-        opt = Opt(opt_name, velocity_ones=row.velocity_ones, plain_sgd=row.tf1.endswith("GradientDescentOptimizer"))
+        opt = Opt(opt_name, velocity_ones=row.velocity_ones, plain_sgd=row.tf1.endswith("GradientDescentOptimizer"),
+                  source=row.tf1)
         self.optimizers[opt_name] = opt
         variables = self.implicit_vars(st, arg(call, None, "variables"))
         clip_fn = None
@@ -754,13 +787,84 @@ class Converter:
         clip = arg(call, None, "clip_gradient_norm")
         clip_fn = None
         if clip is not None:
-            clip_fn = ("{grads} = [None if g is None else tf.clip_by_norm(g, " + code(clip) + ") for g in {grads}]"
-                       "  # per tensor; an IndexedSlices is clipped on its .values")
+            clip_fn = ("# slim's clip_gradient_norm: per tensor; an IndexedSlices is clipped on its .values\n"
+                       "{grads} = [None if g is None else tf.clip_by_norm(g, " + code(clip) + ") for g in {grads}]")
         variables = self.implicit_vars(st, None)
         self.train_body(st, name, self.optimizers[owner.value], loss, variables, gs, clip_fn, value=name,
                         check_numerics=True)
         self.change(st, "create_train_op → tape.gradient, per-tensor clip_by_norm, apply_gradients; fetching "
                         "it gives the loss (checked for inf/NaN), as in TF1")
+
+    def slot_read(self, st, call: cst.Call, loop_iter) -> str:
+        """`opt.get_slot(v, "m")` → the Keras 3 optimizer variable with the same value, as code.
+
+        TF1 created the slots when the update op was built (get_slot returns None before, or
+        for a variable the optimizer does not update): the Keras optimizer is built explicitly
+        on the one variable list it updates, and `v` must range over (part of) that list.
+        """
+        owner = call.func.value.value
+        opt = self.optimizers[owner]
+        var, slot = arg(call, 0, "var"), arg(call, 1, "name")
+        if len(call.args) != 2 or keywords(call) - {"var", "name"} or not isinstance(slot, cst.SimpleString):
+            self.refuse(st, "get_slot(var, \"name\") with other arguments is not converted")
+        row = SLOTS.get((opt.source, slot.evaluated_value))
+        if row is None:
+            short = opt.source.replace("tensorflow.", "tf.") or "this optimizer"
+            self.refuse(st, f"`{code(call)}`: no Keras 3 optimizer variable of {short} is known to hold the same "
+                            "value (tf1clip's slot table)")
+        lists = self.updates.get(opt.name, [])
+        if not lists:
+            self.refuse(st, f"`{code(call)}` before `{owner}`'s update op: TF1 has no slot there (None)")
+        if None in lists or len(set(lists)) != 1:
+            self.refuse(st, f"`{owner}` updates several (or unknown) variable lists: its Keras 3 slots cannot be "
+                            "built up front for get_slot")
+        variables = lists[0]
+        if not isinstance(var, cst.Name) or loop_iter is None:
+            self.refuse(st, "get_slot of a variable other than a comprehension's loop variable over a variable list "
+                            "is not converted")
+        if isinstance(loop_iter, cst.Name) and loop_iter.value in self.var_lists:
+            ranged = self.var_lists[loop_iter.value]
+        elif isinstance(loop_iter, cst.Call) and self.names.is_(loop_iter.func, *TRAINABLES) and not loop_iter.args:
+            ranged = tuple(g.expr for g in self.groups)
+        else:
+            self.refuse(st, f"get_slot over `{code(loop_iter)}`: not a known variable list")
+        if not set(ranged) <= set(self.var_lists[variables]):
+            self.refuse(st, f"get_slot over variables `{owner}` does not update: TF1 returns None for them")
+        key = (opt.name, row.slot)
+        if key not in self.slot_maps:
+            if opt.name not in self.built:
+                self.built.add(opt.name)
+                self.out.append(stmt(f"{opt.name}.build({variables})\n").with_changes(
+                    leading_lines=comment_lines(f"{opt.name}'s slots exist from here, as TF1 made them with the update op")))
+            name = self.new_name(f"{opt.name}_{row.slot}")
+            indent = " " * len(f"{name} = dict(zip(")
+            self.out.append(stmt(
+                f"{name} = dict(zip(map(id, {variables}),\n{indent}[s for s in {opt.name}.variables "
+                f"if s.path.endswith(\"{row.suffix}\")]))\n").with_changes(
+                leading_lines=comment_lines(f"TF1 {owner}.get_slot(v, \"{row.slot}\"): {row.why}")))
+            self.slot_maps[key] = name
+            self.change(st, f"get_slot(v, \"{row.slot}\") → `{name}[id(v)]`: {row.why}")
+        return f"{self.slot_maps[key]}[id({var.value})]"
+
+    def graph_state_built_in(self, st) -> list:
+        """What `st` (a def or class) creates that lives in the TF1 graph: placeholders, variables,
+        layers, optimizers, update ops, the global step, symbolic gradients (sorted, unique)."""
+        found = set()
+        state = {PLACEHOLDER: "placeholders", GET_VARIABLE: "variables", VARIABLE: "variables",
+                 DENSE: "layers", GRADIENTS: "tf.gradients", EXP_DECAY: "a learning-rate decay",
+                 **{q: "the global step" for q in GLOBAL_STEP}, **{q: "an optimizer" for q in OPTIMIZERS},
+                 **{q: "tf.trainable_variables()" for q in TRAINABLES}}
+        for n in walk(st):
+            if not isinstance(n, cst.Call):
+                continue
+            q = self.names.of(n.func) or ""
+            if q in state:
+                found.add(state[q])
+            elif q.startswith(VARIABLE_MAKERS):
+                found.add(q.replace("tensorflow.", "tf."))
+            elif isinstance(n.func, cst.Attribute) and n.func.attr.value in ("minimize", "apply_gradients"):
+                found.add(f"an update op (.{n.func.attr.value})")
+        return sorted(found)
 
     def is_float_constant(self, name: str) -> bool:
         for st in self.out:
@@ -785,10 +889,15 @@ class Converter:
                                     "(a TF1 cell or layer with no exact Keras 3 twin in tf1clip's table)")
                 if q in SPARSE_READS:
                     self.sparse = True
-            if isinstance(n, cst.Attribute) and n.attr.value == "get_slot":
-                self.refuse(st, "optimizer.get_slot: Keras 3 optimizers have no get_slot")
-            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in self.optimizers:
+            if isinstance(n, cst.Attribute) and n.attr.value == "get_slot" and not (
+                    isinstance(n.value, cst.Name) and n.value.value in self.optimizers):
+                self.refuse(st, "get_slot of something other than an optimizer made here is not converted")
+            if (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in self.optimizers
+                    and n.attr.value != "get_slot"):
                 self.refuse(st, f"`{code(n)}` reads optimizer internals that Keras 3 does not have")
+            if isinstance(n, cst.Name) and n.value in self.optimizers and not any(
+                    isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.value is n for c in walk(small)):
+                self.refuse(st, f"the optimizer `{n.value}` used as a value is not converted")
         rewriter = _Rewrite(self, st)
         new = st.visit(rewriter)
         self.add_comp(st, tnames, new, grads=rewriter.targets, calls=len(rewriter.targets))
@@ -924,6 +1033,26 @@ class _Rewrite(cst.CSTTransformer):
     def __init__(self, conv: Converter, st):
         self.conv, self.st, self.targets = conv, st, []
         self._skip: set = set()
+        self._loops: list = []  # the CompFor chains of the comprehensions we are in
+
+    def _enter(self, node):
+        self._loops.append(node.for_in)
+
+    def _leave(self, original, updated):
+        self._loops.pop()
+        return updated
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _enter
+    leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave
+
+    def loop_iter(self, name: str):
+        """What `name` ranges over in an enclosing comprehension (innermost first), else None."""
+        for for_in in reversed(self._loops):
+            while for_in is not None:
+                if isinstance(for_in.target, cst.Name) and for_in.target.value == name:
+                    return for_in.iter
+                for_in = for_in.inner_for_in
+        return None
 
     def visit_Attribute(self, node):
         self._skip.add(id(node.attr))
@@ -945,6 +1074,16 @@ class _Rewrite(cst.CSTTransformer):
             loss = self.conv.loss_name(self.st, arg(original, 0, "ys"))
             self.targets.append(loss)
             return updated.with_changes(func=expr("tape.gradient"))
+        if (isinstance(original.func, cst.Attribute) and original.func.attr.value == "get_slot"
+                and isinstance(original.func.value, cst.Name) and original.func.value.value in self.conv.optimizers):
+            var = arg(original, 0, "var")
+            loop = self.loop_iter(var.value) if isinstance(var, cst.Name) else None
+            return expr(self.conv.slot_read(self.st, original, loop))
+        if self.conv.names.is_(original.func, *TRAINABLES):
+            if original.args:
+                self.conv.refuse(self.st, "tf.trainable_variables(scope) is not converted")
+            # TF1: the trainable variables created so far, in creation order
+            return expr(self.conv.var_list_name(self.conv.groups, self.st))
         return updated
 
 
