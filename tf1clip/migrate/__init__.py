@@ -1,6 +1,7 @@
 """`tf1clip migrate PATH...`: rewrite a TF 1.x tree so that every file runs on TF 2.21.
 
-    tf1clip migrate PATH... [--to compat] [--diff | --inplace | --outtree DIR]
+    tf1clip migrate PATH... [--to compat|tf2 [--strategy mirrored|multi_worker]]
+                    [--diff | --inplace | --outtree DIR]
                     [--check] [--report FILE.json] [-j N]
 
 With no output flag (or `--diff`) it prints a unified diff on stdout and writes nothing;
@@ -34,6 +35,10 @@ def _parser():
     parser.add_argument("--to", choices=("compat", "tf2"), default="compat",
                         help="target tier: compat (runs on TF 2.21 as graph code) or tf2 (GradientTape "
                              "form where it can be done exactly, compat elsewhere; default compat)")
+    parser.add_argument("--strategy", choices=("mirrored", "multi_worker"),
+                        help="with --to tf2: run the converted train step under tf.distribute "
+                             "(MirroredStrategy or MultiWorkerMirroredStrategy): sharded global batch, "
+                             "gradients all-reduced once, clipped once, applied once")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--diff", action="store_true", help="print a unified diff, write nothing (the default)")
     out.add_argument("--inplace", action="store_true", help="rewrite the files in place (atomically)")
@@ -47,6 +52,8 @@ def _parser():
 
 def main(argv: list[str], debug: bool = False) -> int:
     args = _parser().parse_args(argv)
+    if args.strategy and args.to != "tf2":
+        raise UsageError(f"--strategy {args.strategy} needs --to tf2 (it distributes the TF2 tier's train step)")
     if args.jobs < 0:
         raise UsageError(f"-j must be 0 or more, got {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
@@ -58,6 +65,7 @@ def main(argv: list[str], debug: bool = False) -> int:
     tasks, base = discover(args.paths, exclude=outtree)
     for task in tasks:
         task.to = args.to
+        task.strategy = args.strategy
     if outtree and os.path.realpath(outtree) == os.path.realpath(base):
         raise UsageError(f"--outtree {args.outtree} is the input tree itself; use --inplace to rewrite in place")
 
@@ -86,6 +94,8 @@ def main(argv: list[str], debug: bool = False) -> int:
     if args.report:
         options = {"to": args.to, "mode": mode, "check": args.check, "jobs": jobs,
                    "paths": args.paths, "outtree": args.outtree}
+        if args.strategy:
+            options["strategy"] = args.strategy
         try:
             with open(args.report, "w", encoding="utf-8") as handle:
                 handle.write(to_json(results, summary, options))
@@ -166,7 +176,7 @@ def _process_python(task: Task, data: bytes) -> FileResult:
     from tf1clip.migrate.sources import encode, read_python
 
     text, encoding = read_python(task.source, task.display, data)
-    outcome = migrate(text, task.display, task.to)
+    outcome = migrate(text, task.display, task.to, task.strategy)
     result = _from_notes(task, outcome.notes, None)
     result.runtime = outcome.runtime
     if task.to == "tf2":

@@ -109,19 +109,35 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
     return Outcome(out, unique, reason="" if out != text else "already migrated")
 
 
-def migrate(text: str, filename: str = "<string>", to: str = "compat") -> Outcome:
+def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy: str | None = None) -> Outcome:
     """Migrate to `to` ('compat' or 'tf2'). The TF2 tier is tried first; a file it cannot
     convert exactly falls back to the compat tier, and the report keeps the TF2 tier's
-    reasons (file line and why) as places left for a human."""
+    reasons (file line and why) as places left for a human.
+
+    With `strategy` ('mirrored' or 'multi_worker', TF2 tier only) a converted file's train
+    step is then distributed (`codemods.tf2.distribute`); a program not of the shape that
+    rewrite recognizes keeps the single-device TF2 output, with the reason as a human note."""
     if to != "tf2":
+        if strategy:
+            raise ValueError("a strategy applies to the TF2 tier only (to='tf2')")
         return migrate_text(text, filename)
     from codemods.tf2 import convert
 
     result = convert(text, filename)
     if result.text is not None:
-        return Outcome(result.text, list(result.notes),
-                       reason="" if result.text != text else "already TF 2 (nothing to convert)", tier="tf2")
+        out, notes = result.text, list(result.notes)
+        if strategy and result.text != text:
+            from codemods.tf2.distribute import distribute
+
+            dist = distribute(result.text, filename, strategy, source=text)
+            out = dist.text if dist.text is not None else out
+            notes = sorted([*notes, *dist.notes], key=lambda n: (n.line, n.kind != "change"))
+        return Outcome(out, notes,
+                       reason="" if out != text else "already TF 2 (nothing to convert)", tier="tf2")
     fallback = migrate_text(text, filename)
     notes = [*fallback.notes, *(n for n in result.notes if n.kind != "change")]
+    if strategy:
+        notes.append(Note(0, "distribute", "human", f"not distributed (--strategy {strategy}): only TF2-tier "
+                                                    "output is; this file stays single-device (compat tier)"))
     notes.sort(key=lambda n: (n.line, n.kind != "change"))
     return Outcome(fallback.text, notes, reason=fallback.reason)

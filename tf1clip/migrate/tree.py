@@ -25,6 +25,7 @@ class Task:
     link_inside: bool = False    # for symlinks: target resolves inside the tree
     explicit: bool = False       # named on the command line
     to: str = "compat"           # target tier: compat | tf2
+    strategy: Optional[str] = None  # with to=tf2: mirrored | multi_worker
 
 
 def _kind(path: str) -> str:
