@@ -221,3 +221,24 @@ def test_keras_optimizer_built_lazily_inside_a_traced_function(tmp_path):
     proc = run_tf1clip("parity", old, new, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().endswith("PASS")
+
+
+def test_loss_is_recorded_for_tf_keras_get_updates(tmp_path):
+    """tf-keras' get_updates computes its gradients through tf.compat.v2.compat.v1.gradients:
+    the recorder must see them, or the loss of every step is lost (R5)."""
+    import re
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES, QUIET_ENV
+
+    script = FIXTURES / "legacy" / "r05_keras_clipvalue.py"
+    proc = subprocess.run([sys.executable, "-m", "tf1clip.parity.record", "--side", "old", "--out", str(tmp_path),
+                           str(script)], capture_output=True, text=True, env={**__import__("os").environ, **QUIET_ENV},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    steps = json.loads((tmp_path / "record.json").read_text())["optimizers"][0]["steps"]
+    printed = [float(m) for m in re.findall(r"loss=([0-9.]+)", proc.stdout)]
+    assert len(steps) == len(printed) == 10
+    for step, loss in zip(steps, printed):
+        assert abs(step["loss"] - loss) <= 1e-4 * abs(loss)

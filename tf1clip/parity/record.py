@@ -362,7 +362,8 @@ def install_hooks(rec: Recorder):
             return result
         return gradients
 
-    for module in (gradients_impl, tf.compat.v1):
+    # tf-keras' get_updates reaches tf.gradients through tf.compat.v2.compat.v1
+    for module in (gradients_impl, tf.compat.v1, tf.compat.v2.compat.v1):
         _wrap(module, "gradients", make_gradients)
 
     def make_tape_gradient(original):
