@@ -113,8 +113,7 @@ def test_migrated_fixture_is_compat_form_and_reported(legacy_runs, name):
 
 
 def test_second_migration_reports_no_changes(legacy_runs):
-    if not SCRIPTS:
-        pytest.skip("no fixtures/legacy scripts yet")
+    assert SCRIPTS, "fixtures/legacy holds no scripts"
     again = legacy_runs["again"]
     assert again.returncode == 0, again.stderr
     summary = legacy_runs["again_report"]["summary"]

@@ -24,7 +24,11 @@ PIPELINE = ROOT / "fixtures" / "migrate" / "pipeline"
 TF_UPGRADE_V2 = Path(sys.executable).with_name("tf_upgrade_v2")
 FSTRING = 'import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nprint(f"{x=}")\n'
 
-pytestmark = pytest.mark.skipif(not TF_UPGRADE_V2.exists(), reason="tf_upgrade_v2 is not installed")
+
+
+def test_tf_upgrade_v2_ships_with_tensorflow():
+    """The comparison needs TensorFlow's own tool; it is installed with TensorFlow 2.21."""
+    assert TF_UPGRADE_V2.exists(), TF_UPGRADE_V2
 
 
 def _env():
