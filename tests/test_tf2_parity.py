@@ -1,7 +1,9 @@
 """Every fixture converted to the TF2 tier runs under plain `python` on TF 2.21 and passes
 `tf1clip parity` against its TF1 original (real TensorFlow, real subprocesses, ~7 s each).
 
-Covers the recipe goldens (fixtures/tf2_golden/rXX.py), one fixture per optimizer-table row
+Covers the recipe goldens (fixtures/tf2_golden/rXX.py), the structure goldens (a helper
+inlined, a model class refolded into a class with `@tf.function` methods, a GAN with two
+optimizers: fixtures/tf2_golden/structures/converted/*.py), one fixture per optimizer-table row
 and per Keras-argument rewrite (fixtures/tf2_golden/optimizers/*.py, converted here), so each
 row is proven by parity.
 A get_slot row is proven by what the script prints: parity compares losses, gradients and
@@ -27,13 +29,11 @@ from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS  # noqa: E402
 
 GOLDEN = ROOT / "fixtures" / "tf2_golden"
 LEGACY = ROOT / "fixtures" / "legacy"
-HARNESS_LIMITS: dict = {}  # fixture stem -> why the parity harness cannot judge it (none now)
 
 
 def _pairs():
     for golden in sorted(GOLDEN.glob("r*.py")):
-        marks = [pytest.mark.xfail(reason=HARNESS_LIMITS[golden.stem], strict=True)] if golden.stem in HARNESS_LIMITS else []
-        yield pytest.param(LEGACY / golden.name, golden, id=golden.stem, marks=marks)
+        yield pytest.param(LEGACY / golden.name, golden, id=golden.stem)
     for golden in sorted((GOLDEN / "structures" / "converted").glob("*.py")):
         yield pytest.param(GOLDEN / "structures" / golden.name, golden, id="structure-" + golden.stem)
     # one per optimizer-table row, and the Keras-argument rewrites (lr=, clipvalue with clipnorm)

@@ -129,3 +129,88 @@ def test_get_slot_of_adam_m_converts():
     assert "opt.build(variables)" in result.text and "opt_m[id(v)] for v in variables" in result.text
     code_lines = [line for line in result.text.splitlines() if not line.lstrip().startswith("#")]
     assert 's.path.endswith("_momentum")' in result.text and not any("get_slot" in line for line in code_lines)
+
+
+# -- structures: helpers inlined, model classes refolded (whole scripts, through `convert`) ------
+def _model_class_cases():
+    from codemods.tf2 import model_class
+    for i, (before, after) in enumerate(model_class.EXAMPLES):
+        yield pytest.param(before, after, id=f"model_class-{i}")
+
+
+@pytest.mark.parametrize("before, after", list(_model_class_cases()))
+def test_model_class_example_and_twice_equals_once(before, after):
+    result = convert(before, "t.py")
+    assert result.text == after, result.notes
+    assert convert(result.text, "t.py").text == result.text
+    assert any("class `Model`" in n.message and n.line == 4 for n in result.notes)
+
+
+_CLASS_SCRIPT = """import tensorflow as tf
+
+
+class Model(object):
+    def __init__(self, lr):
+        self.x = tf.placeholder(tf.float32, [None, 2])
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        self.loss = tf.reduce_mean(tf.square(tf.matmul(self.x, w) - 1.0))
+        self.train_op = tf.train.GradientDescentOptimizer(lr).minimize(self.loss)
+{extra}
+
+model = Model({args})
+{other}with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    _, l = sess.run([model.train_op, {fetch}], feed_dict={{model.x: [[1.0, 2.0]]}})
+"""
+
+
+@pytest.mark.parametrize("extra, args, other, fetch, line, reason", [
+    ("\n    def predict(self):\n        return self.loss\n", "0.1", "", "model.loss", 4, "one method is `__init__`"),
+    ("", "0.1 * 2", "", "model.loss", 12, "not a name or a literal"),
+    ("", "0.1", "model2 = Model(0.2)\n", "model.loss", 13, "used other than once"),
+    ("", "0.1", "", "model.nothing", 15, "not an attribute of `Model.__init__`"),
+    ("", "0.1", "loss = 3\n", "model.loss", 4, "named like another name"),
+], ids=["other-method", "expression-arg", "two-instances", "unknown-attribute", "name-clash"])
+def test_model_class_refused_unless_proven(extra, args, other, fetch, line, reason):
+    """A class is refolded only when flattening it is provably the same graph; the refusal says where and why."""
+    result = convert(_CLASS_SCRIPT.format(extra=extra, args=args, other=other, fetch=fetch), "t.py")
+    assert result.text is None
+    (note,) = [n for n in result.notes if n.kind == "human"]
+    assert reason in note.message and note.line == line, note
+
+
+_HELPER_SCRIPT = """import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+
+
+def create_optimizer(loss, lr):
+    optimizer = tf.train.GradientDescentOptimizer(lr)
+    {body}
+
+
+{call}
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    _, l = sess.run([train_op, loss], feed_dict={{x: [[1.0, 2.0]]}})
+"""
+
+
+@pytest.mark.parametrize("body, call, line, rule, reason", [
+    ("return optimizer.minimize(loss)", "train_op = create_optimizer(loss, 0.1)\ntrain_op = create_optimizer(loss, 0.2)",
+     8, "inline_helpers", "not called exactly once"),
+    ("return optimizer.minimize(loss)", "train_op = create_optimizer(loss, 0.1 * 2)", 13, "inline_helpers",
+     "is an expression"),
+    ("if lr > 1:\n        return None\n    return optimizer.minimize(loss)", "train_op = create_optimizer(loss, 0.1)",
+     11, "inline_helpers", "early return"),
+    ("return optimizer.minimize(loss, name=\"x\")", "train_op = create_optimizer(loss, 0.1)", 10, "train_step",
+     "gradient arguments"),
+], ids=["two-calls", "expression-arg", "early-return", "refused-inside-at-helper-line"])
+def test_helper_refused_unless_proven(body, call, line, rule, reason):
+    """Inlining only where it is the same graph; a refusal of an inlined line points into the helper."""
+    result = convert(_HELPER_SCRIPT.format(body=body, call=call), "t.py")
+    assert result.text is None
+    (note,) = [n for n in result.notes if n.kind == "human"]
+    assert reason in note.message and note.line == line and note.rule == rule, note

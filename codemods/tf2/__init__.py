@@ -5,6 +5,8 @@
 
 Steps, in order (one module each, each with its own before/after examples):
 
+* `inline_helpers`: a helper that builds graph state (`train_op = create_optimizer(loss, ...)`)
+  is inlined at its one module-level call, where TF1 ran it;
 * `train_step`: the graph + Session program → state created once, `@tf.function` steps
   with `tf.GradientTape`, step calls in the loop (the structural rewrite);
 * `symbols`: TF 1.x names with a TF 2 spelling (`tf.set_random_seed` → `tf.random.set_seed`);
@@ -22,11 +24,11 @@ import libcst as cst
 
 from codemods._base import compose_line_map
 from codemods._usage import classify
-from codemods.tf2 import clip_by_average_norm, symbols, train_step, unused_imports
+from codemods.tf2 import clip_by_average_norm, inline_helpers, symbols, train_step, unused_imports
 from codemods.tf2._base import Names, Note, Refuse, Result
 
 RULE = "tf2"
-STEPS = (train_step, symbols, clip_by_average_norm, unused_imports)
+STEPS = (inline_helpers, train_step, symbols, clip_by_average_norm, unused_imports)
 
 __all__ = ["convert", "Result", "Note", "STEPS"]
 
@@ -57,11 +59,17 @@ def convert(text: str, filename: str = "<string>") -> Result:
     try:
         for step in STEPS:
             rule = step.RULE
-            new, step_notes = step.transform(current)
+            if hasattr(step, "transform_with_lines"):
+                new, step_notes, lines = step.transform_with_lines(current)
+            else:
+                new, step_notes = step.transform(current)
+                lines = None
             for n in step_notes:
                 line = line_map[n.line] if 0 < n.line < len(line_map) else n.line
                 notes.append(Note(line, n.rule, n.kind, n.message))
-            if new.code != current.code and step is not train_step:
+            if lines is not None:
+                line_map = [line_map[k] if 0 < k < len(line_map) else 0 for k in lines]
+            elif new.code != current.code and step is not train_step:
                 line_map = compose_line_map(line_map, current.code, new.code)
             elif step is train_step:
                 line_map = _anchor_map(text, new.code)
@@ -74,7 +82,10 @@ def convert(text: str, filename: str = "<string>") -> Result:
             raise Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
         compile(out, filename, "exec", dont_inherit=True)
     except Refuse as exc:
-        return Result(None, [*notes, Note(exc.line, rule, "human",
+        line = exc.line
+        if rule == train_step.RULE and 0 < line < len(line_map) and line_map[line]:
+            line = line_map[line]  # train_step reads the inlined module: back to the input's lines
+        return Result(None, [*notes, Note(line, rule, "human",
                                           f"not converted to the TF2 tier: {exc.reason}")])
     unique = []
     for n in notes:

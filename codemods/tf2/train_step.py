@@ -14,6 +14,9 @@ variables, a loss, an optimizer, gradients, clipping, a train op), then run it i
 * the call site unpacks what was fetched; fetched variables become `.numpy()` snapshots;
   `tf.global_variables_initializer()` and the Session disappear.
 
+A model class that builds the graph in `__init__` is flattened first and refolded after
+(`model_class`): its state becomes attributes and its steps `@tf.function` methods.
+
 Whatever this cannot prove exact raises `Refuse` (file line + why); nothing is half-done.
 Expression-level renames (`tf.set_random_seed`, `tf.global_norm`, ...) are later steps.
 """
@@ -200,6 +203,7 @@ class Converter:
     # -- driver -------------------------------------------------------------------------------
     def run(self) -> cst.Module:
         body = list(self.module.body)
+        self.ranges = []  # statement i of the input → self.out[a:b] (model_class refolds by these)
         for st in body:
             before = len(self.out)
             if self.session_seen:
@@ -207,6 +211,7 @@ class Converter:
             else:
                 self.graph_statement(st, scope="")
             self.carry_blank_lines(st, before)
+            self.ranges.append((before, len(self.out)))
         if not self.session_seen:
             self.refuse(1, "no `with tf.Session() as sess:` block at module level: only module-level "
                            "session scripts are converted (functions, classes and Estimators are not)")
@@ -242,8 +247,8 @@ class Converter:
             if builds:
                 kind = "class" if isinstance(st, cst.ClassDef) else "function"
                 self.refuse(st, f"{kind} `{st.name.value}` builds graph state ({', '.join(builds)}): graph code "
-                                f"structured in a {kind} is not converted (only module-level graph statements "
-                                "become step functions; helpers are not inlined)")
+                                f"structured in a {kind} is converted only as a helper called once (inline_helpers) "
+                                "or a model class instantiated once (model_class)")
             self.out.append(st)
             return
         if not isinstance(st, cst.SimpleStatementLine):
@@ -847,24 +852,7 @@ class Converter:
         return f"{self.slot_maps[key]}[id({var.value})]"
 
     def graph_state_built_in(self, st) -> list:
-        """What `st` (a def or class) creates that lives in the TF1 graph: placeholders, variables,
-        layers, optimizers, update ops, the global step, symbolic gradients (sorted, unique)."""
-        found = set()
-        state = {PLACEHOLDER: "placeholders", GET_VARIABLE: "variables", VARIABLE: "variables",
-                 DENSE: "layers", GRADIENTS: "tf.gradients", EXP_DECAY: "a learning-rate decay",
-                 **{q: "the global step" for q in GLOBAL_STEP}, **{q: "an optimizer" for q in OPTIMIZERS},
-                 **{q: "tf.trainable_variables()" for q in TRAINABLES}}
-        for n in walk(st):
-            if not isinstance(n, cst.Call):
-                continue
-            q = self.names.of(n.func) or ""
-            if q in state:
-                found.add(state[q])
-            elif q.startswith(VARIABLE_MAKERS):
-                found.add(q.replace("tensorflow.", "tf."))
-            elif isinstance(n.func, cst.Attribute) and n.func.attr.value in ("minimize", "apply_gradients"):
-                found.add(f"an update op (.{n.func.attr.value})")
-        return sorted(found)
+        return graph_state_built_in(self.names, st)
 
     def is_float_constant(self, name: str) -> bool:
         for st in self.out:
@@ -1007,6 +995,27 @@ class Converter:
         decorator = f"tf.function(input_signature=[{signature}])" if params else "tf.function"
         return cst.FunctionDef(name=cst.Name(fname), params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
                                body=cst.IndentedBlock(body=body), decorators=[cst.Decorator(expr(decorator))])
+
+
+def graph_state_built_in(names: Names, st) -> list:
+    """What `st` (a def or class) creates that lives in the TF1 graph: placeholders, variables,
+    layers, optimizers, update ops, the global step, symbolic gradients (sorted, unique)."""
+    found = set()
+    state = {PLACEHOLDER: "placeholders", GET_VARIABLE: "variables", VARIABLE: "variables",
+             DENSE: "layers", GRADIENTS: "tf.gradients", EXP_DECAY: "a learning-rate decay",
+             **{q: "the global step" for q in GLOBAL_STEP}, **{q: "an optimizer" for q in OPTIMIZERS},
+             **{q: "tf.trainable_variables()" for q in TRAINABLES}}
+    for n in walk(st):
+        if not isinstance(n, cst.Call):
+            continue
+        q = names.of(n.func) or ""
+        if q in state:
+            found.add(state[q])
+        elif q.startswith(VARIABLE_MAKERS):
+            found.add(q.replace("tensorflow.", "tf."))
+        elif isinstance(n.func, cst.Attribute) and n.func.attr.value in ("minimize", "apply_gradients"):
+            found.add(f"an update op (.{n.func.attr.value})")
+    return sorted(found)
 
 
 def comment_lines(text: str, width: int = 96) -> list:
@@ -1296,9 +1305,24 @@ def transform(module: cst.Module) -> tuple[cst.Module, list]:
     if alias == "tensorflow" and "import tensorflow\n" not in module.code:
         raise Refuse(1, "the TF2 form needs `import tensorflow as <name>` (the script imports names from it only)")
     _ALIAS[0] = alias
+    from codemods.tf2 import model_class  # it reads this module's graph_state_built_in
+    flat = model_class.flatten(module, graph_state_built_in)
+
+    def back(line: int) -> int:  # a line of the flattened script → the input's line
+        return flat.line_map[line] if flat is not None and 0 < line < len(flat.line_map) and flat.line_map[line] else line
+
     try:
-        conv = Converter(module)
+        conv = Converter(flat.module if flat is not None else module)
         new = conv.run()
+        if flat is not None:
+            new = new.with_changes(body=model_class.refold(flat, conv.ranges, list(new.body),
+                                                           set(conv.functions.values())))
+            conv.change(-flat.line,
+                        f"class `{flat.cls.name.value}`: the state its `__init__` built is made there as "
+                        f"attributes; each step reading it is a `@tf.function` method, called on `{flat.instance}`")
+    except Refuse as exc:
+        raise Refuse(back(exc.line), exc.reason) from None
     finally:
         _ALIAS[0] = "tf"
-    return new, conv.notes
+    notes = [Note(-n.line if n.line < 0 else back(n.line), n.rule, n.kind, n.message) for n in conv.notes]
+    return new, notes
