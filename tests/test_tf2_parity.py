@@ -77,3 +77,21 @@ def test_slot_read_prints_what_tf1_printed(row, tmp_path):
     old_numbers, new_numbers = map(_printed, recorded)
     assert len(old_numbers) == len(new_numbers) > 10
     np.testing.assert_allclose(new_numbers, old_numbers, rtol=1e-4, atol=1e-5)
+
+
+def test_build_time_print_prints_what_tf1_printed(tmp_path):
+    """R10 printed the gradients' types once, when TF1 built the graph; the converted script prints
+    them when `build_time_print` is traced, once, before the loop: the same line, at the same place."""
+    old, new = LEGACY / "r10_slim_create_train_op.py", GOLDEN / "r10_slim_create_train_op.py"
+    init = tmp_path / "old" / "initial.npz"
+    recorded = []
+    for side, script, options, env in (("old", old, [], {"TF_USE_LEGACY_KERAS": "1"}),
+                                       ("new", new, [f"--init={init}"], None)):
+        proc = run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
+                          "--", script, cwd=tmp_path, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        recorded.append(proc.stdout.splitlines())
+    old_lines, new_lines = recorded
+    assert old_lines[0] == new_lines[0] == "sparse=1,0,0,0,0"
+    assert len(old_lines) == len(new_lines)
+    np.testing.assert_allclose(_printed("\n".join(new_lines)), _printed("\n".join(old_lines)), rtol=1e-4, atol=1e-5)

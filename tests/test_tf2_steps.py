@@ -214,3 +214,49 @@ def test_helper_refused_unless_proven(body, call, line, rule, reason):
     assert result.text is None
     (note,) = [n for n in result.notes if n.kind == "human"]
     assert reason in note.message and note.line == line and note.rule == rule, note
+
+
+_LOSSES_SCRIPT = """import tensorflow as tf
+import tensorflow.contrib.slim as slim
+
+x = tf.placeholder(tf.float32, [None, 2])
+y = tf.placeholder(tf.float32, [None, 1])
+pred = slim.fully_connected(x, 1, activation_fn=None, scope="fc")
+{loss}
+total_loss = tf.losses.get_total_loss()
+opt = tf.train.GradientDescentOptimizer(0.1)
+train_op = slim.learning.create_train_op(total_loss, opt, clip_gradient_norm=1.0)
+grads = tf.gradients(total_loss, tf.trainable_variables())
+{after}
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    l = sess.run(train_op, feed_dict={{x: [[1.0, 2.0]], y: [[1.0]]}})
+    print(l)
+"""
+_GRAD_TYPES = 'print(",".join(str(int(isinstance(g, tf.IndexedSlices))) for g in grads))'
+
+
+def test_losses_collection_and_build_time_print_convert():
+    """tf.losses.mean_squared_error + get_total_loss → TF1's formula (sum over the element count,
+    div_no_nan); a build-time print of gradient types → printed when a function is traced once."""
+    text = convert(_LOSSES_SCRIPT.format(loss="tf.losses.mean_squared_error(y, pred)", after=_GRAD_TYPES), "t.py").text
+    assert text is not None
+    assert ("tf.math.divide_no_nan(tf.reduce_sum(squared_error), tf.reduce_sum(tf.ones_like(squared_error)))"
+            in text)
+    assert "build_time_print.get_concrete_function()" in text and "= tf.losses" not in text
+    assert text.index("build_time_print.get_concrete_function()") < text.index("l = train_step(")
+
+
+@pytest.mark.parametrize("loss, after, reason", [
+    ("tf.losses.mean_squared_error(y, pred, weights=2.0)", "", "with weights"),
+    ("tf.losses.mean_squared_error(y, pred)\ntf.losses.mean_squared_error(y, pred)", "", "several losses"),
+    ("tf.losses.mean_squared_error(y, x)", "", "static shapes"),
+    ("tf.losses.mean_squared_error(y, pred)\nextra = tf.losses.absolute_difference(y, pred)", "", "loss collections"),
+    ("tf.losses.mean_squared_error(y, pred)", "print(grads)", "no exact place"),
+    ("tf.losses.mean_squared_error(y, pred)", _GRAD_TYPES + '\nprint("built")', "build-time print"),
+], ids=["weights", "two-losses", "shapes", "other-loss", "print-tensors", "print-after"])
+def test_losses_and_build_time_print_refused_unless_proven(loss, after, reason):
+    result = convert(_LOSSES_SCRIPT.format(loss=loss, after=after), "t.py")
+    assert result.text is None
+    (note,) = [n for n in result.notes if n.kind == "human"]
+    assert reason in note.message and note.line > 0

@@ -69,6 +69,8 @@ OPTIMIZE_LOSS = ("tensorflow.contrib.layers.optimize_loss", "slim.optimize_loss"
 CREATE_TRAIN_OP = ("slim.learning.create_train_op", "tensorflow.contrib.training.create_train_op")
 EXP_DECAY = "tensorflow.train.exponential_decay"
 GRADIENTS = "tensorflow.gradients"
+MSE = "tensorflow.losses.mean_squared_error"
+TOTAL_LOSS = "tensorflow.losses.get_total_loss"
 KERAS_OPTIMIZERS = {"tensorflow.keras.optimizers.Adam": "Adam", "tensorflow.keras.optimizers.SGD": "SGD"}
 # TF1 initializers whose TF2 spelling draws from the same distribution (values are per-run anyway).
 INITIALIZER_TABLE = {
@@ -151,6 +153,9 @@ class Converter:
         self.updates: dict[str, list] = {}        # Keras optimizer name -> variable lists it updates
         self.built: set[str] = set()              # optimizers built explicitly (their slots exist)
         self.slot_maps: dict[tuple, str] = {}     # (optimizer, slot) -> name of the id(var) -> slot dict
+        self.collected_losses: list = []          # the LOSSES collection: names of the tf.losses results
+        self.gradient_lists: set[str] = set()     # names bound to a tf.gradients(...) result
+        self.build_prints: list = []              # (function name, comps, params) of build-time prints
 
     # -- helpers ----------------------------------------------------------------------------
     def refuse(self, node, reason: str):
@@ -235,6 +240,8 @@ class Converter:
 
     # -- the graph phase -------------------------------------------------------------------------
     def graph_statement(self, st, scope: str) -> None:
+        if self.build_prints:
+            self.after_build_print(st)
         if isinstance(st, cst.With):
             self.with_statement(st, scope)
             return
@@ -299,6 +306,10 @@ class Converter:
             self.out.append(st)
             return
         text = code(small).strip()
+        if isinstance(call, cst.Call) and self.names.is_(call.func, MSE):
+            return self.mean_squared_error(st, call)
+        if self.gradient_type_print(st, call):
+            return None
         if isinstance(call, cst.Call) and self.names.under(call.func, "tensorflow.losses"):
             self.refuse(st, f"`{text}` adds its loss to the LOSSES collection (read back by "
                             "tf.losses.get_total_loss()): graph collections are not converted")
@@ -347,6 +358,8 @@ class Converter:
             return self.optimize_loss(st, single, call)
         if single and q in CREATE_TRAIN_OP:
             return self.create_train_op(st, single, call)
+        if single and q == TOTAL_LOSS:
+            return self.total_loss(st, single, call)
         method = call.func.attr.value if call is not None and isinstance(call.func, cst.Attribute) else None
         owner = call.func.value.value if method and isinstance(call.func.value, cst.Name) else None
         if (single and method == "minimize" and isinstance(call.func.value, cst.Call)
@@ -851,6 +864,138 @@ class Converter:
             self.change(st, f"get_slot(v, \"{row.slot}\") → `{name}[id(v)]`: {row.why}")
         return f"{self.slot_maps[key]}[id({var.value})]"
 
+    # -- the LOSSES collection and build-time prints ------------------------------------------------
+    def mean_squared_error(self, st, call) -> None:
+        """`tf.losses.mean_squared_error(labels, predictions)` as a statement: its loss goes to LOSSES.
+
+        TF1 (losses_impl): both cast to float32, `squared_difference(predictions, labels)`, then
+        compute_weighted_loss with weights=1.0 and SUM_BY_NONZERO_WEIGHTS: reduce_sum(losses * 1.0)
+        divided (div_no_nan) by the number of elements with a nonzero weight (_num_present: in a
+        graph the weight is a tensor, so reduce_sum of the 1.0 broadcast to the losses' shape).
+        """
+        labels, predictions = arg(call, 0, "labels"), arg(call, 1, "predictions")
+        if len(call.args) != 2 or keywords(call) - {"labels", "predictions"} or labels is None or predictions is None:
+            self.refuse(st, "tf.losses.mean_squared_error with weights, a scope, a loss collection or a reduction "
+                            "is not converted")
+        for node in (labels, predictions):
+            if not isinstance(node, cst.Name) or node.value not in self.graph_names:
+                self.refuse(st, "tf.losses.mean_squared_error of something other than graph tensors bound to names")
+        sl, sp = self.shapes.get(labels.value), self.shapes.get(predictions.value)
+        if sl is None or sp is None or sl != sp:
+            self.refuse(st, "tf.losses.mean_squared_error: the static shapes of labels and predictions are not "
+                            "known to be equal (TF1 checked them when it built the graph)")
+        if self.collected_losses:
+            self.refuse(st, "several losses in the LOSSES collection are not converted")
+        self.check_loss_collections(st)
+        squared = self.new_name("squared_error")
+        name = self.new_name("mean_squared_error")
+        why = (f"`{code(call)}` (added to the LOSSES collection): TF1 cast both to float32, summed the squared "
+               "differences (weights=1.0) and divided by the number of elements with a nonzero weight, all of "
+               "them, summed as ones (SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch)")
+        body = [stmt(f"{squared} = tf.math.squared_difference(tf.cast({predictions.value}, tf.float32), "
+                     f"tf.cast({labels.value}, tf.float32))\n").with_changes(leading_lines=comment_lines(why)),
+                stmt(f"{name} = tf.math.divide_no_nan(tf.reduce_sum({squared}), "
+                     f"tf.reduce_sum(tf.ones_like({squared})))\n")]
+        self.add_comp(st, [squared, name], *body)
+        self.shapes[name] = []
+        self.collected_losses.append(name)
+        self.change(st, "tf.losses.mean_squared_error → its TF1 formula (sum of squared differences over the "
+                        "number of elements)")
+
+    def check_loss_collections(self, st) -> None:
+        """The LOSSES/REGULARIZATION_LOSSES collections hold only what mean_squared_error statements put there."""
+        for n in walk(self.module):
+            if isinstance(n, cst.Call):
+                q = self.names.of(n.func) or ""
+                if q.startswith("tensorflow.losses.") and q not in (MSE, TOTAL_LOSS) or "collection" in q \
+                        and q != GET_COLLECTION or "regulariz" in q:
+                    self.refuse(st, f"`{q.replace('tensorflow.', 'tf.')}` also reads or writes the loss collections: "
+                                    "not converted")
+                if q == MSE and not any(isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
+                                        and s.body[0].value is n for s in self.module.body):
+                    self.refuse(st, "tf.losses.mean_squared_error used as a value (its loss also goes to the "
+                                    "LOSSES collection) is not converted")
+                if any(a.keyword is not None and "regularizer" in a.keyword.value for a in n.args):
+                    self.refuse(st, "a regularizer adds to the REGULARIZATION_LOSSES collection "
+                                    "(read by get_total_loss): not converted")
+            if isinstance(n, cst.Attribute) and n.attr.value in ("LOSSES", "REGULARIZATION_LOSSES"):
+                self.refuse(st, f"`{code(n)}`: the loss collections are not converted")
+
+    def total_loss(self, st, name, call) -> None:
+        if call.args:
+            self.refuse(st, "tf.losses.get_total_loss with arguments is not converted")
+        if len(self.collected_losses) != 1:
+            self.refuse(st, "tf.losses.get_total_loss of an empty LOSSES collection is not converted")
+        self.check_loss_collections(st)
+        loss = self.collected_losses[0]
+        why = (f"tf.losses.get_total_loss(): add_n of the LOSSES collection (only `{loss}`) and the regularization "
+               "losses (none here); add_n of one tensor is that tensor")
+        self.add_comp(st, [name], stmt(f"{name} = {loss}\n").with_changes(
+            leading_lines=comment_lines(why), trailing_whitespace=st.trailing_whitespace))
+        self.shapes[name] = []
+        self.change(st, f"tf.losses.get_total_loss() → `{loss}`, the one loss in the collection")
+
+    def gradient_type_print(self, st, call) -> bool:
+        """A build-time `print` of the Python types of `tf.gradients` results (IndexedSlices or not).
+
+        TF1 ran it once, when the graph was built; TF2 has gradients only inside a traced function:
+        the print goes into a `tf.function` computing those gradients, traced (not run) once where
+        TF1's Session started. Only `isinstance(g, tf.IndexedSlices)` over a gradient list is
+        accepted: the type comes from the same gradient functions (a gather's is IndexedSlices)
+        in both; printing a tensor itself would show graph-specific names.
+        """
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
+            return False
+        if self.is_module_function("print"):
+            return False
+        graph = names_in(call) & self.graph_names
+        if not graph or not graph <= self.gradient_lists:
+            return False
+        loop_vars, allowed = set(), 0
+        for n in walk(call):
+            if isinstance(n, cst.CompFor) and isinstance(n.iter, cst.Name) and n.iter.value in graph:
+                if not isinstance(n.target, cst.Name) or n.target.value in self.graph_names:
+                    return False
+                loop_vars.add(n.target.value)
+                allowed += 2
+        for n in walk(call):
+            if (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "isinstance"
+                    and len(n.args) == 2 and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value in loop_vars
+                    and self.names.is_(n.args[1].value, "tensorflow.IndexedSlices")):
+                allowed += 1
+        total = sum(1 for n in walk(call) if isinstance(n, cst.Name) and n.value in graph | loop_vars)
+        if total != allowed:
+            return False
+        if self.build_prints:
+            self.refuse(st, "several build-time prints are not converted")
+        fname = self.new_name("build_time_print")
+        comps = self.slice(st, sorted(graph))
+        printed = Comp(len(self.comps), self.names.line(st), [], names_in(st),
+                       [st.with_changes(leading_lines=comment_lines(
+                           "TF1 printed this once, when it built the graph: here when the function is traced"))],
+                       train=True)
+        comps = comps + [printed]
+        params = sorted({n for c in comps for n in c.uses} & set(self.placeholders),
+                        key=lambda n: self.placeholders[n][2])
+        self.build_prints.append((fname, comps, params))
+        self.change(st, f"the build-time print of gradient types → printed when `{fname}` (the graph up to the "
+                        "gradients) is traced, once, before the loop")
+        return True
+
+    def after_build_print(self, st) -> None:
+        """Nothing between a build-time print and the Session may print (the print moves to the Session)."""
+        if isinstance(st, cst.With) and len(st.items) == 1 and isinstance(st.items[0].item, cst.Call) \
+                and self.names.is_(st.items[0].item.func, *SESSIONS):
+            return
+        if isinstance(st, cst.With):
+            return  # its statements come here one by one
+        expr_stmt = isinstance(st, cst.SimpleStatementLine) and any(isinstance(b, cst.Expr) for b in st.body)
+        calls_own = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.is_module_function(n.func.value)
+                        for n in walk(st))
+        if expr_stmt or "print" in names_in(st) or calls_own or isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+            self.refuse(st, "a statement between a build-time print and the Session (the print now happens "
+                            "where the Session started): not converted")
+
     def graph_state_built_in(self, st) -> list:
         return graph_state_built_in(self.names, st)
 
@@ -889,6 +1034,8 @@ class Converter:
         rewriter = _Rewrite(self, st)
         new = st.visit(rewriter)
         self.add_comp(st, tnames, new, grads=rewriter.targets, calls=len(rewriter.targets))
+        if isinstance(small.value, cst.Call) and self.names.is_(small.value.func, GRADIENTS) and len(tnames) == 1:
+            self.gradient_lists.add(tnames[0])
         s = shp.infer(small.value, self.shapes, self.names)
         if s is not None and len(tnames) == 1:
             self.shapes[tnames[0]] = s
@@ -909,6 +1056,12 @@ class Converter:
                 continue
             new_body.append(new)
         new_body = rewriter.drop_feed_dicts(new_body)
+        traces = []
+        for fname, comps, params in self.build_prints:
+            self.function_defs.insert(len(traces), self.build_function(fname, comps, params, []))
+            traces.append(stmt(f"{fname}.get_concrete_function()  # traced once, not run: TF1 printed this "
+                               "when it built the graph\n"))
+        new_body = traces + new_body
         defs = self.function_defs
         defs = [d.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for d in defs]
         if new_body:
@@ -1314,6 +1467,8 @@ def transform(module: cst.Module) -> tuple[cst.Module, list]:
     try:
         conv = Converter(flat.module if flat is not None else module)
         new = conv.run()
+        if flat is not None and conv.build_prints:
+            raise Refuse(flat.line, "a build-time print in a model class is not converted")
         if flat is not None:
             new = new.with_changes(body=model_class.refold(flat, conv.ranges, list(new.body),
                                                            set(conv.functions.values())))
