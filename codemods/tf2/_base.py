@@ -164,3 +164,22 @@ def fresh(preferred: str, taken: Iterable[str]) -> str:
     while f"{preferred}_{i}" in taken:
         i += 1
     return f"{preferred}_{i}"
+
+
+class NameTransformer(cst.CSTTransformer):
+    """A transformer of bare names: attribute members (`x.name`) and keyword names
+    (`f(name=...)`) are not names of the scope, so `skipped(node)` tells them apart."""
+
+    def __init__(self):
+        super().__init__()
+        self._skip: set = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def skipped(self, node) -> bool:
+        return id(node) in self._skip

@@ -18,7 +18,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2._base import Names, Note, Refuse, code, fresh, names_in, target_names, walk
+from codemods.tf2._base import NameTransformer, Names, Note, Refuse, code, fresh, names_in, target_names, walk
 from codemods.tf2.train_step import comment_lines, graph_state_built_in
 
 RULE = "inline_helpers"
@@ -97,22 +97,15 @@ def _target_nodes(target) -> list:
     return []
 
 
-class _Substitute(cst.CSTTransformer):
+class _Substitute(NameTransformer):
     """Renames locals and puts the arguments where the parameters were read."""
 
     def __init__(self, values: dict):
         self.values = values
-        self._skip: set = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
+        super().__init__()
 
     def leave_Name(self, original, updated):
-        if id(original) in self._skip or original.value not in self.values:
+        if self.skipped(original) or original.value not in self.values:
             return updated
         return self.values[original.value]
 

@@ -23,7 +23,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2._base import Names, Refuse, code, fresh, names_in, target_names, walk
+from codemods.tf2._base import NameTransformer, Names, Refuse, code, fresh, names_in, target_names, walk
 from codemods.tf2.inline_helpers import _literal, _loaded, _simple, statement_line_map
 
 EXAMPLES = [
@@ -82,26 +82,19 @@ def _self_attr(node, self_name: str) -> Optional[str]:
     return None
 
 
-class _Flatten(cst.CSTTransformer):
+class _Flatten(NameTransformer):
     """`self.x` (or `model.x`) → `x`; locals renamed."""
 
     def __init__(self, owner: str, renames: dict):
         self.owner, self.renames = owner, renames
-        self._skip: set = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
+        super().__init__()
 
     def leave_Attribute(self, original, updated):
         attr = _self_attr(original, self.owner)
         return cst.Name(attr) if attr is not None else updated
 
     def leave_Name(self, original, updated):
-        if id(original) in self._skip or original.value not in self.renames:
+        if self.skipped(original) or original.value not in self.renames:
             return updated
         return cst.Name(self.renames[original.value])
 
@@ -270,25 +263,18 @@ def flatten(module: cst.Module, state_of) -> Optional[Flat]:
                 statement_line_map(names, pairs, flat), names.line(cls), attrs)
 
 
-class _SelfNames(cst.CSTTransformer):
+class _SelfNames(NameTransformer):
     """Names of the class's state → `<owner>.<name>` (attribute members and keywords kept)."""
 
     def __init__(self, owner: str, state: set, calls: set = frozenset()):
         self.owner, self.state, self.calls = owner, state, calls
-        self._skip: set = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
+        super().__init__()
 
     def visit_Param(self, node):
         self._skip.add(id(node.name))
 
     def leave_Name(self, original, updated):
-        if id(original) in self._skip or original.value not in self.state | self.calls:
+        if self.skipped(original) or original.value not in self.state | self.calls:
             return updated
         return cst.Attribute(value=cst.Name(self.owner), attr=cst.Name(original.value))
 

@@ -30,7 +30,8 @@ import libcst as cst
 
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import _base
-from codemods.tf2._base import Names, Note, Refuse, arg, code, fresh, keywords, names_in, target_names, walk
+from codemods.tf2._base import (NameTransformer, Names, Note, Refuse, arg, code, fresh, keywords, names_in,
+                                target_names, walk)
 from codemods.tf2.symbols import tf_alias
 
 # The module's own name for `tensorflow` (`import tensorflow as tf1`): generated code uses it.
@@ -1189,12 +1190,12 @@ def a_positional(call: cst.Call, value) -> bool:
     return any(a.keyword is None and a.value is value for a in call.args)
 
 
-class _Rewrite(cst.CSTTransformer):
+class _Rewrite(NameTransformer):
     """Inside a graph computation: tf.gradients → tape.gradient, schedule tensors → schedule(step)."""
 
     def __init__(self, conv: Converter, st):
         self.conv, self.st, self.targets = conv, st, []
-        self._skip: set = set()
+        super().__init__()
         self._loops: list = []  # the CompFor chains of the comprehensions we are in
 
     def _enter(self, node):
@@ -1216,15 +1217,8 @@ class _Rewrite(cst.CSTTransformer):
                 for_in = for_in.inner_for_in
         return None
 
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
-
     def leave_Name(self, original, updated):
-        if id(original) in self._skip:
+        if self.skipped(original):
             return updated
         step = self.conv.schedules.get(original.value)
         return expr(f"{original.value}({step})") if step else updated
