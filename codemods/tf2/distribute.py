@@ -41,6 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.tf2._base import Names, Note, Refuse, Result, code, fresh, names_in, walk
+from codemods.tf2.symbols import tf_alias
 
 RULE = "distribute"
 DESCRIPTION = "Run the TF2-tier train step under tf.distribute: shard, all-reduce once, clip once, apply."
@@ -225,17 +226,6 @@ def _tf(text: str, alias: str) -> str:
     return text if alias == "tf" else re.sub(r"\btf\.", alias + ".", text)
 
 
-def _alias(module: cst.Module) -> str:
-    for st in module.body:
-        if m.matches(st, m.SimpleStatementLine()):
-            for small in st.body:
-                if isinstance(small, cst.Import):
-                    for a in small.names:
-                        if code(a.name) == "tensorflow":
-                            return a.asname.name.value if a.asname else "tensorflow"
-    return "tf"
-
-
 class _Step:
     """What the analysis of the train step found."""
 
@@ -270,7 +260,7 @@ def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
     _analyse_tape(names, step, layers)
     _analyse_after_tape(names, step)
     start, end, built = _state_region(names, step, layers)
-    alias = _alias(mod)
+    alias = tf_alias(mod)
     taken = module_names | {p for p in step.params}
     new = _rewrite(mod, step, start, end, built, alias, strategy, taken)
     notes = [Note(step.loss_line, RULE, "change",
