@@ -8,13 +8,14 @@ for a human also go to `context.warnings`, which libcst prints.
 from __future__ import annotations
 
 import difflib
-from dataclasses import asdict, dataclass
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, replace
 from typing import ClassVar, Iterable, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import VisitorBasedCodemodCommand
 from libcst.metadata import (
-    ParentNodeProvider,
+    MetadataWrapper,
     PositionProvider,
     QualifiedNameProvider,
     QualifiedNameSource,
@@ -22,6 +23,9 @@ from libcst.metadata import (
 )
 
 NOTES_KEY = "tf1clip.notes"
+# A MetadataWrapper a caller (tf1clip migrate) already resolved for the exact module it hands
+# to `transform_module`: reused instead of deep-copying the module and resolving again.
+WRAPPER_KEY = "tf1clip.wrapper"
 
 # Packages whose import also imports TensorFlow: the legacy-Keras switch goes before them.
 TF_IMPORTING = ("tensorflow", "tf_slim", "tf1clip", "tf_keras")
@@ -59,11 +63,34 @@ class Invalid:
 class TFCommand(VisitorBasedCodemodCommand):
     """Base of the tf1clip codemods: declares the metadata they use and records notes."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
     #: Rule id shown in reports (the module name, so a reader finds the code by it).
     RULE: ClassVar[str] = "tf1clip"
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+    #: Text one of which a module must contain for this command to change or report anything
+    #: (every name it acts on is spelled out in the source); empty: always run.
+    TRIGGERS: ClassVar[Sequence[str]] = ()
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        """False when the command certainly leaves `code` alone and reports nothing."""
+        return not cls.TRIGGERS or any(t in code for t in cls.TRIGGERS)
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module):
+        shared = self.context.scratch.get(WRAPPER_KEY)
+        if not (isinstance(shared, MetadataWrapper) and shared.module is module):
+            with super()._handle_metadata_reference(module) as tree:
+                yield tree
+            return
+        old = self.context.wrapper
+        with self.resolve(shared):
+            self.context = replace(self.context, wrapper=shared)
+            try:
+                yield shared.module
+            finally:
+                self.context = replace(self.context, wrapper=old)
 
     # -- notes -------------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:

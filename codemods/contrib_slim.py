@@ -24,6 +24,7 @@ class ContribSlimCommand(TableRenameCommand):
     DESCRIPTION = "Replace tensorflow.contrib.slim by tf_slim, or by tf1clip.slim where tf-slim crashes on TF 2.21."
     RULE = "contrib_slim"
     FAMILY = (SLIM,)
+    TRIGGERS = ("slim",)
 
     def rows_for(self, tree: cst.Module) -> dict[str, Row]:
         return {SLIM: _TF_SLIM if self._only_safe_uses(tree) else _RUNTIME}

@@ -18,6 +18,7 @@ class ContribSymbolsCommand(TableRenameCommand):
     DESCRIPTION = "Replace tf.contrib symbols by their exact TF 2.21 core name, or by the tf1clip runtime."
     RULE = "contrib_symbols"
     FAMILY = ("tensorflow.contrib",)
+    TRIGGERS = ("contrib",)
     EXCLUDE = (SLIM,)
 
     def rows_for(self, tree: cst.Module) -> dict[str, Row]:

@@ -12,9 +12,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
-
-from codemods._base import TF_IMPORTING, Invalid, TFCommand, Valid, dotted_name, imports_any
+from codemods._base import TF_IMPORTING, Invalid, TFCommand, Valid, dotted_name, imports_any, walk
 from codemods._usage import V1, TF, classify
 
 
@@ -36,13 +34,14 @@ class DisableV2BehaviorCommand(TFCommand):
         if new_body is not None:
             return tree.with_changes(body=new_body)
         self._done = False
+        # Which block belongs to a def or class (the rare path: no module-level TF import).
+        self._def_blocks = {id(node.body) for node in walk(tree) if isinstance(node, (cst.FunctionDef, cst.ClassDef))}
         return tree.visit(self)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         if self._done:
             return updated_node
-        parent = self.get_metadata(ParentNodeProvider, original_node, None)
-        in_def = isinstance(parent, (cst.FunctionDef, cst.ClassDef))
+        in_def = id(original_node) in self._def_blocks
         new_body = self._insert(updated_node.body, original_node, top=not in_def, original_body=original_node.body)
         if new_body is None:
             return updated_node

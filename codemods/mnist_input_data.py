@@ -16,6 +16,7 @@ class MnistInputDataCommand(TableRenameCommand):
     DESCRIPTION = "Replace tensorflow.examples.tutorials.mnist.input_data by the tf1clip runtime's copy."
     RULE = "mnist_input_data"
     FAMILY = ("tensorflow.examples",)
+    TRIGGERS = ("examples",)
 
     def rows_for(self, tree: cst.Module) -> dict[str, Row]:
         return MNIST_ROWS

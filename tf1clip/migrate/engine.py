@@ -11,7 +11,7 @@ from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
 
 from codemods import COMPAT_TIER
-from codemods._base import NOTES_KEY, Note, compose_line_map
+from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map
 from codemods._usage import Usage, classify
 
 
@@ -42,8 +42,13 @@ def parse(text: str) -> cst.Module:
         raise MigrationError(f"libcst cannot parse this file: {exc.message}", exc.raw_line) from None
 
 
-def usage_of(module: cst.Module) -> Usage:
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+def _wrapper(module: cst.Module) -> MetadataWrapper:
+    """Metadata for `module` itself (no copy: the engine owns every tree it hands around)."""
+    return MetadataWrapper(module, unsafe_skip_copy=True)
+
+
+def usage_of(module: cst.Module, wrapper: MetadataWrapper | None = None) -> Usage:
+    wrapper = wrapper if wrapper is not None and wrapper.module is module else _wrapper(module)
     qnames = wrapper.resolve(QualifiedNameProvider)
     positions = wrapper.resolve(PositionProvider)
 
@@ -68,7 +73,8 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
     if "tensorflow" not in text and "tf_slim" not in text:
         return Outcome(text, reason="does not use TensorFlow")
     module = parse(text)
-    usage = usage_of(module)
+    wrapper = _wrapper(module)
+    usage = usage_of(module, wrapper)
     verdict = usage.verdict
     if verdict == "none":
         return Outcome(text, reason="does not import TensorFlow" if not usage.imports_tf
@@ -79,9 +85,16 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
                        reason="mixes TF 2 and TF 1 code: left for a human")
     notes: list[Note] = []
     line_map = list(range(len(text.splitlines()) + 2))  # current line → original line
-    current = module
+    current, code = module, text
     for command_cls in tier:
-        context = CodemodContext(filename=filename)
+        applies_to = getattr(command_cls, "applies_to", None)
+        if applies_to is not None and not applies_to(code):
+            continue
+        if wrapper.module is not current:
+            wrapper = _wrapper(current)
+        # The codemod reuses this tree's metadata instead of copying the tree and resolving
+        # scopes again: a command that changes nothing costs the next one nothing.
+        context = CodemodContext(filename=filename, scratch={WRAPPER_KEY: wrapper})
         command = command_cls(context)
         try:
             new = command.transform_module(current)
@@ -90,10 +103,13 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Out
         for note in context.scratch.get(NOTES_KEY, []):
             original = line_map[note.line] if 0 < note.line < len(line_map) else note.line
             notes.append(Note(original, note.rule, note.kind, note.message, note.runtime))
-        if new.code != current.code:
-            line_map = compose_line_map(line_map, current.code, new.code)
+        if new is not current:
+            new_code = new.code
+            if new_code != code:
+                line_map = compose_line_map(line_map, code, new_code)
+            code = new_code
         current = new
-    out = current.code
+    out = code
     if out != text:
         # Never write what does not parse: libcst and CPython must both accept the result.
         try:
