@@ -8,6 +8,7 @@
 
 Usage: python benchmarks/bench_runtime.py [--repeats N] [--steps N]. Prints a table with
 medians and ratios; no assertion (goals are read off the ratios, not timed in tests).
+`benchmarks/run.py` runs it as its "runtime" section.
 """
 from __future__ import annotations
 
@@ -98,6 +99,26 @@ def bench_step(steps):
                     sess.run(train_op, {x: X, y: Y})
                 results[label] = (time.perf_counter() - start) / steps
     return results
+
+
+def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
+    """benchmarks/run.py's section: the compat runtime's own costs."""
+    import _common as c
+
+    steps = 30 if quick else 300
+    repeats = repeats or (1 if quick else 5)
+    t_plain, t_run = bench_startup(repeats)
+    log(f"runtime: python {t_plain:.2f} s, tf1clip run {t_run:.2f} s")
+    step = bench_step(steps)
+    section = "compat runtime"
+    return [
+        c.row(section, "legacy script, start-up + 50 steps", "s (median)", "python SCRIPT (compat.v1 header)", t_plain,
+              "tf1clip run SCRIPT (unmodified)", t_run, target=1.1,
+              note="the import hook and TF1 face cost nothing measurable"),
+        c.row(section, "64-128-10 MLP step clipped by global norm", "ms/step", "clip written by hand",
+              step["by hand"] * 1e3, "tf1clip.clip_gradients_by_norm", step["clip_gradients_by_norm"] * 1e3,
+              target=1.05, note=f"{steps} steps in one process, after 20 warm-up"),
+    ]
 
 
 def main():

@@ -2,7 +2,7 @@
 
 Runs in real subprocesses: the whole `tf1clip migrate` command over a TF 1.x file (serial
 and with -j 2), then asserts that no `tensorflow*` (nor tf_slim / keras) module was
-imported. How fast it starts is measured in benchmarks/bench_migrate_startup.py, side by
+imported. How fast it starts is measured in benchmarks/bench_codemod.py (run.py start-up rows), side by
 side with importing TensorFlow, not timed here.
 """
 from __future__ import annotations

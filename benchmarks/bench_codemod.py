@@ -1,0 +1,165 @@
+"""Codemod throughput and start-up: `tf1clip migrate` vs TF 2.21's `tf_upgrade_v2`, same inputs.
+
+The tree is generated here, never committed: each file joins three legacy fixtures (all twelve
+recipes appear equally often), with the TensorFlow alias and every module-level variable
+renamed per file, in nested packages, so no two files are alike. Both tools rewrite the whole
+tree into a fresh output directory; wall time is start to exit of the command (start-up
+included, as a user sees it), peak memory is the summed RSS of the process tree (so `-j 2`
+workers count).
+"""
+from __future__ import annotations
+
+import io
+import keyword
+import random
+import shutil
+import sys
+import tempfile
+import tokenize
+from pathlib import Path
+
+import _common as c
+
+SECTION_TREE = "codemod throughput"
+SECTION_START = "start-up"
+LEGACY = sorted((c.FIXTURES / "legacy").glob("r*.py"))
+ALIASES = ("tf", "tf1", "tfv1", "tensorflow_v1", "T")
+
+
+def _tool(name: str) -> list[str]:
+    script = Path(c.PYTHON).with_name(name)
+    if script.exists():
+        return [str(script)]
+    module = {"tf1clip": "tf1clip", "tf_upgrade_v2": "tensorflow.tools.compatibility.tf_upgrade_v2_main"}[name]
+    return [c.PYTHON, "-m", module]
+
+
+def _module_level_names(source: str) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def vary(source: str, alias: str, suffix: str) -> str:
+    """`source` with `tf` → `alias` and each variable/function name → name_suffix (tokens, not text)."""
+    rename = {n: f"{n}_{suffix}" for n in _module_level_names(source) if not keyword.iskeyword(n)}
+    rename["tf"] = alias
+    edits, prev, depth = [], None, 0
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    for i, tok in enumerate(tokens):
+        if tok.type == tokenize.OP:
+            depth += tok.string in "([{"
+            depth -= tok.string in ")]}"
+        if tok.type == tokenize.NAME and tok.string in rename and not (prev and prev.string == "."):
+            following = tokens[i + 1].string if i + 1 < len(tokens) else ""
+            if not (depth and following == "="):  # a keyword argument's name stays
+                edits.append((tok.start, tok.end, rename[tok.string]))
+        prev = tok
+    lines = source.splitlines(keepends=True)
+    for (row, col), (_, end), new in reversed(edits):  # right to left: earlier columns stay valid
+        lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][end:]
+    return "".join(lines)
+
+
+def make_tree(dest: Path, files: int, seed: int = 0) -> tuple[int, int]:
+    """Write `files` generated TF1 modules under `dest`; returns (files, lines)."""
+    rng = random.Random(seed)
+    sources = [p.read_text() for p in LEGACY]
+    lines = 0
+    for i in range(files):
+        parts = [sources[(3 * i + k) % len(sources)] for k in range(3)]
+        alias = ALIASES[i % len(ALIASES)]
+        text = "\n\n".join(vary(part, alias, f"{i}_{k}") for k, part in enumerate(parts))
+        compile(text, f"gen_{i}.py", "exec")  # a generator bug must not be measured as a tool's
+        package = dest / f"project_{i % 7}" / f"pkg_{rng.randrange(12)}"
+        package.mkdir(parents=True, exist_ok=True)
+        (package / f"train_{alias}_{i}.py").write_text(text)
+        lines += text.count("\n")
+    return files, lines
+
+
+def _run_tree(cmd_for, tree: Path, work: Path, repeats: int) -> tuple[list, list]:
+    walls, peaks = [], []
+    for r in range(repeats):
+        out = work / f"out_{r}"
+        shutil.rmtree(out, ignore_errors=True)
+        result = c.measure(cmd_for(tree, out), cwd=work)
+        walls.append(result.wall)
+        peaks.append(result.tree_rss_mb)
+        shutil.rmtree(out, ignore_errors=True)
+    return walls, peaks
+
+
+def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
+    repeats = repeats or (1 if quick else 3)
+    n_files = 8 if quick else 504
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tf1clip-bench-") as tmp:
+        work = Path(tmp)
+        tree = work / "tree"
+        files, lines = make_tree(tree, n_files)
+        log(f"codemod: generated {files} files, {lines} lines")
+        upgrade = _tool("tf_upgrade_v2")
+        ours = _tool("tf1clip")
+        base_walls, base_peaks = _run_tree(
+            lambda t, o: [*upgrade, "--intree", t, "--outtree", o, "--reportfile", work / "upgrade_report.txt"],
+            tree, work, repeats)
+        base_wall, base_peak = c.median(base_walls), c.median(base_peaks)
+        log(f"codemod: tf_upgrade_v2 {base_wall:.2f} s")
+        size = f"{files} files, {lines} lines"
+        for to in ("compat", "tf2"):
+            for jobs in (1, 2):
+                label = f"tf1clip migrate --to {to} -j {jobs}"
+                walls, peaks = _run_tree(lambda t, o: [*ours, "migrate", t, "--to", to, "--outtree", o, "-j", str(jobs)],
+                                         tree, work, repeats)
+                wall, peak = c.median(walls), c.median(peaks)
+                log(f"codemod: {label} {wall:.2f} s")
+                note = (f"{size}; wall {wall:.1f} s vs {base_wall:.1f} s; lines/s {lines / wall:,.0f} vs "
+                        f"{lines / base_wall:,.0f}")
+                if to == "tf2":
+                    note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
+                samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
+                           "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
+                rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, label,
+                                  files / wall, better="higher", target=2.0 if (to, jobs) == ("compat", 2) else None,
+                                  note=note, samples=samples))
+                rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
+                                  label, peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
+        rows += _startup(work, 1 if quick else 7)
+    return rows
+
+
+def _startup(work: Path, repeats: int) -> list[dict]:
+    one = work / "one_line.py"
+    one.write_text("import tensorflow as tf\nx = tf.placeholder(tf.float32)\n")
+    upgrade, ours = _tool("tf_upgrade_v2"), _tool("tf1clip")
+    pairs = [
+        ("--help", [*upgrade, "--help"], [*ours, "migrate", "--help"]),
+        ("one-line file", [*upgrade, "--infile", one, "--outfile", work / "one_upgraded.py",
+                           "--reportfile", work / "one_report.txt"],
+         [*ours, "migrate", one, "--outtree", work / "one_migrated"]),
+    ]
+    rows = []
+    for name, base_cmd, our_cmd in pairs:
+        base, mine = [], []
+        for _ in range(repeats):  # interleaved, so both sides see the same machine
+            base.append(c.measure(base_cmd, cwd=work).wall)
+            shutil.rmtree(work / "one_migrated", ignore_errors=True)
+            mine.append(c.measure(our_cmd, cwd=work).wall)
+        rows.append(c.row(SECTION_START, name, "s (median)", "tf_upgrade_v2", c.median(base), "tf1clip migrate",
+                          c.median(mine), limit=0.5, note="the migrate path never imports TensorFlow",
+                          samples={"baseline": base, "ours": mine}))
+    return rows
+
+
+if __name__ == "__main__":
+    import json
+
+    for item in run("--quick" in sys.argv, c.log_to_stderr):
+        print(json.dumps(item))
