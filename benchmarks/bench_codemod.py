@@ -126,11 +126,11 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
                     note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
                 samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
                            "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
-                rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, label,
+                rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, "tf1clip migrate",
                                   files / wall, better="higher", target=2.0 if (to, jobs) == ("compat", 2) else None,
                                   note=note, samples=samples))
                 rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
-                                  label, peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
+                                  "tf1clip migrate", peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
         rows += _startup(work, 1 if quick else 7)
     return rows
 

@@ -100,19 +100,36 @@ def table(rows: list[dict]) -> str:
 
 
 def markdown(rows: list[dict], info: dict) -> str:
+    """The table for the README: one Markdown table per section, the sides' labels in its
+    header when every row shares them, each distinct note once under the table."""
     out = [f"Measured {info['date']} on {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
-           f"Python {info['python']}, TensorFlow {info['tensorflow']}, libcst {info['libcst']}.", ""]
-    section = None
-    for r in rows:
-        if r["section"] != section:
-            section = r["section"]
-            out += ["", f"**{section}**", "", "| row | metric | baseline | ours | ours ÷ baseline | goal | met |",
-                    "|---|---|---|---|---|---|---|"]
-        ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}"
-        name = r["row"] + (f" — {r['note']}" if r["note"] else "")
-        out.append(f"| {name} | {r['metric']} | {r['baseline_label']}: {_fmt(r['baseline'], r['metric'])} | "
-                   f"{r['ours_label']}: {_fmt(r['ours'], r['metric'])} | {ratio} | {_goal(r)} | {_met(r)} |")
-    return "\n".join(out) + "\n"
+           f"Python {info['python']}, TensorFlow {info['tensorflow']}, libcst {info['libcst']}."]
+    sections = list(dict.fromkeys(r["section"] for r in rows))
+    for section in sections:
+        group = [r for r in rows if r["section"] == section]
+        base_labels = {r["baseline_label"] for r in group}
+        our_labels = {r["ours_label"] for r in group}
+        base_head = next(iter(base_labels)) if len(base_labels) == 1 else "baseline"
+        our_head = next(iter(our_labels)) if len(our_labels) == 1 else "ours"
+        out += ["", f"**{section}**", "", f"| row | metric | {base_head} | {our_head} | ours ÷ baseline | goal | met |",
+                "|---|---|---|---|---|---|---|"]
+        notes: list[str] = []
+        for r in group:
+            base = _fmt(r["baseline"], r["metric"])
+            ours = _fmt(r["ours"], r["metric"])
+            if len(base_labels) > 1:
+                base = f"{r['baseline_label']}: {base}"
+            if len(our_labels) > 1:
+                ours = f"{r['ours_label']}: {ours}"
+            ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}"
+            mark = ""
+            if r["note"]:
+                if r["note"] not in notes:
+                    notes.append(r["note"])
+                mark = f" [{notes.index(r['note']) + 1}]"
+            out.append(f"| {r['row']}{mark} | {r['metric']} | {base} | {ours} | {ratio} | {_goal(r)} | {_met(r)} |")
+        out += [""] + [f"[{i}] {note}  " for i, note in enumerate(notes, 1)]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def main(argv=None) -> int:
