@@ -74,9 +74,12 @@ def test_measure_sees_peak_memory_of_the_process_and_of_forked_workers():
     one = _common.measure([sys.executable, "-c", "b = bytearray(300 * 2**20); b[::4096] = b'x' * len(b[::4096])"],
                           sample_tree=False)
     assert one.returncode == 0 and one.maxrss_mb >= 300
+    # Two forked workers, alive together by construction (a pool could hand both tasks to one).
     code = ("import multiprocessing as mp, time\n"
-            "def work(_):\n    b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.5)\n"
-            "if __name__ == '__main__':\n    mp.get_context('fork').Pool(2).map(work, [0, 1])\n")
+            "def work():\n    b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(1.5)\n"
+            "if __name__ == '__main__':\n    ctx = mp.get_context('fork')\n"
+            "    procs = [ctx.Process(target=work) for _ in range(2)]\n"
+            "    [p.start() for p in procs]; [p.join() for p in procs]\n")
     two = _common.measure([sys.executable, "-c", code])
     assert two.returncode == 0
     assert two.maxrss_mb < 350 <= two.tree_rss_mb  # no single process held both; the tree did
