@@ -7,9 +7,11 @@ never warms caches or allocators for the other, and peak memory is that process 
 from __future__ import annotations
 
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -102,20 +104,46 @@ class Measured:
         self.tree_rss_mb = tree_rss_mb
 
 
+# The measured command is started by this small launcher, not by the benchmark process itself:
+# Linux folds the hiwater RSS of the address space a process had before exec into its
+# ru_maxrss, so a command forked straight from a big parent (a pytest worker that imported
+# TensorFlow: 700 MB) would report at least that parent's size. Forked from the launcher
+# (~10 MB), the command starts clean; the launcher times it too (its own start-up excluded) and
+# writes "wall status maxrss_kb" to the report file named by its first argument.
+_LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(sys.argv[1], "w") as report:
+    report.write(f"{wall} {status} {usage.ru_maxrss}")
+sys.exit(0)
+"""
+
+
 def measure(cmd, cwd=None, extra_env=None, timeout=1800, check=True, sample_tree=True) -> Measured:
     """Run `cmd`; wall time, exit status, output, and peak memory of its process tree.
 
     sample_tree=False: no sampling thread at all (a single process, whose exact peak the
     kernel reports as maxrss_mb anyway)."""
+    fd, report_path = tempfile.mkstemp(prefix="tf1clip-bench-", suffix=".txt")
+    os.close(fd)
     start = time.perf_counter()
-    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env(extra_env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([PYTHON, "-S", "-c", _LAUNCHER, report_path, *(str(c) for c in cmd)], cwd=cwd,
+                            env=env(extra_env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     peak = [0]
     done = threading.Event()
 
     def sample():
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+            peak[0] = max(peak[0], sum(_tree_rss_kb(child) for child in _children(proc.pid)))
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -130,27 +158,29 @@ def measure(cmd, cwd=None, extra_env=None, timeout=1800, check=True, sample_tree
                for n, s in (("out", proc.stdout), ("err", proc.stderr))]
     for reader in readers:
         reader.start()
-    deadline = start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            out_chunks["killed"] = f"\nkilled after the {timeout} s timeout"
-            break
-        time.sleep(0.002)
-    wall = time.perf_counter() - start
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the launcher and everything it started
+        proc.wait()
+        out_chunks["killed"] = f"\nkilled after the {timeout} s timeout"
+    outer_wall = time.perf_counter() - start
     done.set()
     if sample_tree:
         sampler.join()
     for reader in readers:
         reader.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    result = Measured(wall, proc.returncode, out_chunks.get("out", ""),
+    try:
+        with open(report_path) as handle:
+            wall, status, maxrss_kb = handle.read().split()
+        wall, returncode, maxrss_kb = float(wall), os.waitstatus_to_exitcode(int(status)), int(maxrss_kb)
+    except (OSError, ValueError):  # killed before the launcher could report
+        wall, returncode, maxrss_kb = outer_wall, proc.returncode or -9, 0
+    finally:
+        os.unlink(report_path)
+    result = Measured(wall, returncode, out_chunks.get("out", ""),
                       out_chunks.get("err", "") + out_chunks.get("killed", ""),
-                      usage.ru_maxrss / 1024.0, max(peak[0] / 1024.0, usage.ru_maxrss / 1024.0))
+                      maxrss_kb / 1024.0, max(peak[0], maxrss_kb) / 1024.0)
     if check and result.returncode != 0:
         tail = "\n".join((result.stderr or result.stdout).splitlines()[-15:])
         raise RuntimeError(f"{' '.join(map(str, cmd))} exited {result.returncode}:\n{tail}")

@@ -85,6 +85,16 @@ def test_measure_sees_peak_memory_of_the_process_and_of_forked_workers():
     assert two.maxrss_mb < 350 <= two.tree_rss_mb  # no single process held both; the tree did
 
 
+def test_measure_is_not_charged_for_a_big_parent():
+    # Linux folds the pre-exec address space into ru_maxrss; a command forked straight from a
+    # big process (a pytest worker with TensorFlow loaded) would report the parent's size.
+    ballast = bytearray(400 * 2**20)
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    small = _common.measure([sys.executable, "-c", "pass"])
+    assert small.returncode == 0 and small.maxrss_mb < 100 and small.tree_rss_mb < 100
+    del ballast
+
+
 def test_measure_reports_a_failing_command():
     with pytest.raises(RuntimeError, match="exited 3"):
         _common.measure([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
