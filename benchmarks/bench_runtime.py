@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,16 +42,13 @@ with tf.Session() as sess:
 
 
 def _time(cmd, env, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    import _common
+
+    return statistics.median(_common.measure(cmd, extra_env=env, sample_tree=False).wall for _ in range(repeats))
 
 
 def bench_startup(repeats):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", TF_USE_LEGACY_KERAS="1")
+    env = {"TF_USE_LEGACY_KERAS": "1"}
     with tempfile.TemporaryDirectory() as tmp:
         plain = os.path.join(tmp, "plain.py")
         legacy = os.path.join(tmp, "legacy.py")
