@@ -6,7 +6,8 @@ tf1:  SCRIPT is a TF 1.x script, run as `tf1clip run SCRIPT` runs it (graph mode
       A train step is a `Session.run` whose fetches reach an optimizer update op (an op whose
       type has "Apply" in it, or a scatter update), walking back through data and control inputs.
 tf2:  SCRIPT is a TF2 script, run as `python SCRIPT`. A train step is a call of a `tf.function`
-      during whose tracing an optimizer applied gradients (Keras 3, tf-keras or tf.compat.v1).
+      during whose tracing an optimizer applied gradients (Keras 3, tf-keras or tf.compat.v1),
+      or of the concrete function `get_concrete_function` traced from one.
 tf2-xla: as tf2, with `tf.function` defaulting to jit_compile=True.
 
 The script's output goes to stdout as usual; at the end one line `MARKER {json}` gives the
@@ -106,6 +107,7 @@ _OPTIMIZER_METHODS = (  # (module, class, method) that apply gradients, hooked o
 _tracing: list = []       # the Functions whose Python body is running (i.e. being traced)
 _train_ids: set = set()   # ids of Functions that applied gradients when traced
 _hooked: set = set()
+_kept: list = []          # concrete functions of train steps
 
 
 def _hook_optimizers():
@@ -130,7 +132,10 @@ def install_tf2_hooks(xla: bool):
     import tensorflow as tf
     from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
 
+    from tensorflow.python.eager.polymorphic_function.concrete_function import ConcreteFunction
+
     original_call, original_concrete = Function.__call__, Function.get_concrete_function
+    original_concrete_call = ConcreteFunction.__call__
     called: set = set()
 
     def __call__(self, *args, **kwargs):
@@ -151,12 +156,26 @@ def install_tf2_hooks(xla: bool):
         _hook_optimizers()
         _tracing.append(self)
         try:
-            return original_concrete(self, *args, **kwargs)
+            concrete = original_concrete(self, *args, **kwargs)
         finally:
             _tracing.pop()
+        if id(self) in _train_ids:  # the TF2 tier calls its steps through their concrete functions
+            _train_ids.add(id(concrete))
+            _kept.append(concrete)  # alive, so its id stays its own
+        return concrete
+
+    def concrete_call(self, *args, **kwargs):
+        t0 = _clock()
+        try:
+            return original_concrete_call(self, *args, **kwargs)
+        finally:
+            t1 = _clock()
+            if not _tracing and id(self) in _train_ids:
+                _record(t0, t1)
 
     Function.__call__ = functools.wraps(original_call)(__call__)
     Function.get_concrete_function = functools.wraps(original_concrete)(get_concrete_function)
+    ConcreteFunction.__call__ = functools.wraps(original_concrete_call)(concrete_call)
     if xla:
         original_function = tf.function
         signature = inspect.signature(original_function)

@@ -4,7 +4,8 @@ For every `fixtures/legacy/r*.py`, three numbers, each the median over repeats o
 subprocess's median step time after warm-up (`_steptime_driver.py` times the steps in-process):
 
   baseline  the TF1 original under `tf1clip run` (graph mode, Session.run of the train op);
-  ours      its migration by `tf1clip migrate --to tf2` (a tf.function train step), or, where
+  ours      its migration by `tf1clip migrate --to tf2` (tf.function steps, which the output
+            calls through their concrete functions), or, where
             the codemod falls back to the compat tier (still a Session), the hand-written
             `fixtures/tf2` version, said so in the note;
   ours XLA  the same TF2 script with tf.function defaulting to jit_compile=True (second row).

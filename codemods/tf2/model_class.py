@@ -53,6 +53,10 @@ EXAMPLES = [
      "        self.train_op_optimizer.apply_gradients(zip(gradients, self.variables))\n"
      "        return loss\n\n\n"
      "model = Model(0.1)\n\n"
+     "# The steps are called through their concrete functions, traced here once (an input_signature\n"
+     "# allows one graph): calling the decorated function matches its arguments to a trace every time,\n"
+     "# about 0.1 ms a call.\n"
+     "model.train_step = model.train_step.get_concrete_function()\n"
      "for _ in range(3):\n"
      "    l = model.train_step([[1.0, 2.0]])\n"),
 ]
@@ -324,6 +328,7 @@ def refold(flat: Flat, ranges: list, out: list, step_functions: set) -> list:
     inst = flat.inst_stmt
     tail = [st.visit(_SelfNames(flat.instance, state, method_names)) for st in kept]
     if tail and methods and not any(isinstance(s, cst.FunctionDef) for s in kept):
-        tail[0] = tail[0].with_changes(leading_lines=[cst.EmptyLine()])
+        comments = [line for line in tail[0].leading_lines if line.comment is not None]
+        tail[0] = tail[0].with_changes(leading_lines=[cst.EmptyLine(), *comments])
     head = out[:marker] + [cls.with_changes(leading_lines=out[marker].leading_lines)] + out[marker + 1:lo]
     return head + [inst] + tail
