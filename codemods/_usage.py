@@ -94,7 +94,12 @@ def _classify_name(usage: Usage, name: str, node: cst.CSTNode, line_of) -> None:
     source = dotted_name(node)
     if source is None:
         return
-    where = (line_of(node), source)
+    classify_qname(usage, name, source, line_of(node))
+
+
+def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
+    """Record the use `source` (at `line`) whose imported qualified name is `name`."""
+    where = (line, source)
     if name.startswith(RUNTIME_TF1):
         usage.tf1.append(where)
         return

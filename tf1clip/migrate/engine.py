@@ -4,6 +4,7 @@ Pure text in, text out; imports libcst and `codemods`, never TensorFlow.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -13,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 from codemods import COMPAT_TIER
 from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map
 from codemods._usage import Usage, classify
+from codemods.fast_compat import fast_compat
 
 
 class MigrationError(Exception):
@@ -68,10 +70,20 @@ def usage_of(module: cst.Module, wrapper: MetadataWrapper | None = None) -> Usag
     return classify(wrapper.module, imported, line_of)
 
 
-def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER) -> Outcome:
-    """Apply `tier` to `text`. Raises MigrationError when the text cannot be parsed or rewritten."""
+def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER, fast: bool | None = None) -> Outcome:
+    """Apply `tier` to `text`. Raises MigrationError when the text cannot be parsed or rewritten.
+
+    For the compat tier, a file of the common shape is done by `codemods.fast_compat` (same
+    output and notes, on `ast`); `fast=False`, or TF1CLIP_MIGRATE_FAST=0 in the environment,
+    runs the libcst rules on every file."""
+    if fast is None:
+        fast = os.environ.get("TF1CLIP_MIGRATE_FAST", "1") != "0"
     if "tensorflow" not in text and "tf_slim" not in text:
         return Outcome(text, reason="does not use TensorFlow")
+    if fast and tier is COMPAT_TIER:
+        done = fast_compat(text, filename)
+        if done is not None:
+            return Outcome(done[0], done[1])
     module = parse(text)
     wrapper = _wrapper(module)
     usage = usage_of(module, wrapper)
