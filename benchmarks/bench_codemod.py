@@ -84,12 +84,12 @@ def make_tree(dest: Path, files: int, seed: int = 0) -> tuple[int, int]:
     return files, lines
 
 
-def _run_tree(cmd_for, tree: Path, work: Path, repeats: int) -> tuple[list, list]:
+def _run_tree(cmd_for, tree: Path, work: Path, repeats: int, extra_env: dict | None = None) -> tuple[list, list]:
     walls, peaks = [], []
     for r in range(repeats):
         out = work / f"out_{r}"
         shutil.rmtree(out, ignore_errors=True)
-        result = c.measure(cmd_for(tree, out), cwd=work)
+        result = c.measure(cmd_for(tree, out), cwd=work, extra_env=extra_env)
         walls.append(result.wall)
         peaks.append(result.tree_rss_mb)
         shutil.rmtree(out, ignore_errors=True)
@@ -113,24 +113,30 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
         base_wall, base_peak = c.median(base_walls), c.median(base_peaks)
         log(f"codemod: tf_upgrade_v2 {base_wall:.2f} s")
         size = f"{files} files, {lines} lines"
-        for to in ("compat", "tf2"):
-            for jobs in (1, 2):
-                label = f"tf1clip migrate --to {to} -j {jobs}"
-                walls, peaks = _run_tree(lambda t, o: [*ours, "migrate", t, "--to", to, "--outtree", o, "-j", str(jobs)],
-                                         tree, work, repeats)
-                wall, peak = c.median(walls), c.median(peaks)
-                log(f"codemod: {label} {wall:.2f} s")
-                note = (f"{size}; wall {wall:.1f} s vs {base_wall:.1f} s; lines/s {lines / wall:,.0f} vs "
-                        f"{lines / base_wall:,.0f}")
-                if to == "tf2":
-                    note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
-                samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
-                           "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
-                rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, "tf1clip migrate",
-                                  files / wall, better="higher", target=2.0 if (to, jobs) == ("compat", 2) else None,
-                                  note=note, samples=samples))
-                rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
-                                  "tf1clip migrate", peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
+        variants = [("compat", 1, True), ("compat", 2, True), ("compat", 2, False), ("tf2", 1, True), ("tf2", 2, True)]
+        for to, jobs, fast in variants:
+            label = f"tf1clip migrate --to {to} -j {jobs}" + ("" if fast else ", libcst rules only")
+            walls, peaks = _run_tree(lambda t, o: [*ours, "migrate", t, "--to", to, "--outtree", o, "-j", str(jobs)],
+                                     tree, work, repeats if fast else 1,
+                                     extra_env=None if fast else {"TF1CLIP_MIGRATE_FAST": "0"})
+            wall, peak = c.median(walls), c.median(peaks)
+            log(f"codemod: {label} {wall:.2f} s")
+            note = (f"{size}; wall {wall:.1f} s vs {base_wall:.1f} s; lines/s {lines / wall:,.0f} vs "
+                    f"{lines / base_wall:,.0f}")
+            if to == "compat" and fast:
+                note += ("; every generated file has the shape the ast fast path takes (codemods/fast_compat.py, "
+                         "equal to the libcst rules: tests/test_migrate_fast.py)")
+            if not fast:
+                note += "; TF1CLIP_MIGRATE_FAST=0: the six libcst codemods on every file (other shapes' speed)"
+            if to == "tf2":
+                note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
+            samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
+                       "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
+            rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, "tf1clip migrate",
+                              files / wall, better="higher", target=2.0 if (to, jobs, fast) == ("compat", 2, True) else None,
+                              note=note, samples=samples))
+            rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
+                              "tf1clip migrate", peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
         rows += _startup(work, 1 if quick else 7)
     return rows
 

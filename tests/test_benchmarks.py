@@ -31,10 +31,13 @@ def test_quick_run_reports_every_section_with_both_sides(tmp_path):
     rows = report["rows"]
     sections = {r["section"] for r in rows}
     assert sections == {"codemod throughput", "start-up", "step time", "clipping cost", "compat runtime"}
-    # Four migrate variants, each as files/s and as peak memory, against one tf_upgrade_v2 run.
+    # Five migrate variants (the libcst-only one too), each as files/s and as peak memory, against
+    # one tf_upgrade_v2 run.
     throughput = [r for r in rows if r["section"] == "codemod throughput"]
+    labels = [f"tf1clip migrate --to {to} -j {j}" for to in ("compat", "tf2") for j in (1, 2)]
     assert {(r["row"], r["metric"].split()[0]) for r in throughput} == {
-        (f"tf1clip migrate --to {to} -j {j}", m) for to in ("compat", "tf2") for j in (1, 2) for m in ("files/s", "peak")}
+        (label, m) for label in [*labels, "tf1clip migrate --to compat -j 2, libcst rules only"]
+        for m in ("files/s", "peak")}
     for r in rows:
         if r["section"] == "step time" and "(XLA)" in r["row"] and r["ours"] is None:
             assert r["note"], r  # XLA may be unavailable, but then the row says why
