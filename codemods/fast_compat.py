@@ -96,10 +96,10 @@ def _run(text: str, filename: str):
     notes: list[Note] = []
     _mnist(f, notes)
     _slim(f, notes)
-    added = _contrib(f, notes)
+    _contrib(f, notes)
     _compat(f, notes)
     _disable_v2(f, notes)
-    _legacy_keras(f, notes, added)
+    _legacy_keras(f, notes)
     out = "".join("".join(s.lead) + "".join(s.lines) for s in f.stmts) + "".join(f.footer)
     if out == text:
         raise _Decline
@@ -418,7 +418,7 @@ def _disable_v2(f: _File, notes: list) -> None:
                       f"added {call} after the TensorFlow imports: TF 1 graph code needs v2 behaviour off on TF 2.21"))
 
 
-def _legacy_keras(f: _File, notes: list, added: list) -> None:
+def _legacy_keras(f: _File, notes: list) -> None:
     first_use = None
     for chain in f.chains:
         if chain.root not in f.tf_aliases or chain.final is None:
