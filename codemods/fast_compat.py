@@ -35,7 +35,7 @@ from codemods.legacy_keras import _NEEDS_LEGACY, _RUNTIME_NEEDS_LEGACY
 MNIST_MODULE = "tensorflow.examples.tutorials.mnist"
 # Text that makes a rule do something this path does not model: the file goes to libcst.
 _DECLINE_TEXT = ("TF_USE_LEGACY_KERAS", "disable_v2_behavior", "enable_eager_execution", "enable_v2_behavior",
-                 "\r", "\\\n")
+                 "\r")
 
 
 class _Decline(Exception):
@@ -85,10 +85,11 @@ def fast_compat(text: str, filename: str = "<string>") -> Optional[tuple[str, li
 
 
 def _run(text: str, filename: str):
-    if not text.endswith("\n") or any(t in text for t in _DECLINE_TEXT):
+    if any(t in text for t in _DECLINE_TEXT):
         raise _Decline
     tree = ast.parse(text, filename)
-    f = _File(text, tree, [line + "\n" for line in text.split("\n")[:-1]])  # CPython's lines, not splitlines'
+    parts = text.split("\n")  # CPython's lines, not str.splitlines' (which also splits at \f, \x1c, ...)
+    f = _File(text, tree, [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else []))
     _statements(f)
     _imports_and_bindings(f)
     _collect_chains(f)

@@ -94,6 +94,9 @@ VARIANTS = [
     ("a second alias", lambda t: t.replace("import numpy as np\n", "import numpy as np\nimport tensorflow as T\n")
      .replace("tf.set_random_seed", "T.set_random_seed"), True),
     ("trailing comment on the import", lambda t: t.replace("import tensorflow as tf\n", "import tensorflow as tf  # TF 1\n"), True),
+    ("backslash continuation", lambda t: t.replace("train_op = optimizer.minimize(loss)",
+                                                   "train_op = \\\n    optimizer.minimize(loss)"), True),
+    ("no final newline", lambda t: t.rstrip("\n"), True),
     ("alias rebound in a function", lambda t: t + "\n\ndef f(tf):\n    return tf\n", False),
     ("alias assigned", lambda t: t + "\ntf = None\n", False),
     ("from tensorflow import", lambda t: t.replace("import numpy as np\n", "import numpy as np\nfrom tensorflow import train\n"), False),
