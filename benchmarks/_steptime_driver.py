@@ -130,9 +130,8 @@ def _marking(original):
 
 def install_tf2_hooks(xla: bool):
     import tensorflow as tf
-    from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
-
     from tensorflow.python.eager.polymorphic_function.concrete_function import ConcreteFunction
+    from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
 
     original_call, original_concrete = Function.__call__, Function.get_concrete_function
     original_concrete_call = ConcreteFunction.__call__

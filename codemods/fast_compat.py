@@ -65,7 +65,6 @@ class _Chain:
 
 @dataclass
 class _File:
-    text: str
     tree: ast.Module
     lines: list
     stmts: list = field(default_factory=list)
@@ -89,7 +88,7 @@ def _run(text: str, filename: str):
         raise _Decline
     tree = ast.parse(text, filename)
     parts = text.split("\n")  # CPython's lines, not str.splitlines' (which also splits at \f, \x1c, ...)
-    f = _File(text, tree, [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else []))
+    f = _File(tree, [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else []))
     _statements(f)
     _imports_and_bindings(f)
     _collect_chains(f)
@@ -292,8 +291,9 @@ def _slim(f: _File, notes: list) -> None:
                       row.new if row.runtime else None))
 
 
-def _contrib(f: _File, notes: list) -> list:
-    """tf.contrib chains through CONTRIB_ROWS (`_rename.TableRenameCommand`); the imports added."""
+def _contrib(f: _File, notes: list) -> None:
+    """tf.contrib chains through CONTRIB_ROWS (`_rename.TableRenameCommand`), then the imports
+    the runtime names need."""
     needed: set = set()
     edits: dict = {}  # line -> [(col, end_col, text)]
     for chain in f.chains:
@@ -331,7 +331,8 @@ def _contrib(f: _File, notes: list) -> list:
             chain.final = ".".join([chain.root, *final_parts])
     for line, spans in edits.items():
         _splice(f, line, spans)
-    return _add_imports(f, needed) if needed else []
+    if needed:
+        _add_imports(f, needed)
 
 
 def _col(chain: _Chain) -> int:
@@ -349,7 +350,7 @@ def _splice(f: _File, line: int, spans: list) -> None:
     stmt.lines[i] = raw.decode("utf-8")
 
 
-def _add_imports(f: _File, modules: set) -> list:
+def _add_imports(f: _File, modules: set) -> None:
     """What libcst's AddImportsVisitor does for `import M` lines: after the first block of
     import lines (past a docstring), then a blank line before the next statement."""
     start = 1 if _docstring_first(f) else 0
@@ -366,7 +367,6 @@ def _add_imports(f: _File, modules: set) -> list:
     if not after.lead or after.lead[0].strip():
         after.lead = ["\n", *after.lead]
     f.stmts[at:at] = new
-    return new
 
 
 def _docstring_first(f: _File) -> bool:

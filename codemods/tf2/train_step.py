@@ -1162,12 +1162,10 @@ def concrete_calls(fnames: list, body: list) -> list:
     before the first statement that calls one (so tracing runs where the first call did, after
     everything the session block did before it). Same graph, same inputs accepted (the
     signature converts feeds as `feed_dict` did); only the per-call dispatch is cheaper."""
-    first = next((i for i, s in enumerate(body) if names_in(s) & set(fnames)), None)
-    if first is None or not fnames:
-        return body
     used = [f for f in fnames if any(f in names_in(s) for s in body)]
     if not used:
         return body
+    first = next(i for i, s in enumerate(body) if names_in(s) & set(used))
     lines = [stmt(f"{f} = {f}.get_concrete_function()\n") for f in used]
     comment = comment_lines(CONCRETE_COMMENT)
     lines[0] = lines[0].with_changes(leading_lines=[*body[first].leading_lines, *comment])
