@@ -20,6 +20,11 @@ _RUNTIME = Row(SLIM, "tf1clip.slim", "tf-slim 1.1.0 crashes on TF 2.21 in what t
                "tf1clip runtime (tf-slim with those fixed)", module=True)
 
 
+def slim_name_safe(rel: str) -> bool:
+    """True when `slim.<rel>` is in (or under) the set verified to run on TF 2.21 as tf_slim."""
+    return any(rel == s or rel.startswith(s + ".") for s in TF_SLIM_SAFE)
+
+
 class ContribSlimCommand(TableRenameCommand):
     DESCRIPTION = "Replace tensorflow.contrib.slim by tf_slim, or by tf1clip.slim where tf-slim crashes on TF 2.21."
     RULE = "contrib_slim"
@@ -59,10 +64,8 @@ class ContribSlimCommand(TableRenameCommand):
             full = ".".join([root_q, *(dotted_name(node) or "").split(".")[1:]])
             if full == SLIM:
                 return False  # the module itself escapes (`slim = tf.contrib.slim`, `f(slim)`)
-            if full.startswith(SLIM + "."):
-                rel = full[len(SLIM) + 1:]
-                if not any(rel == s or rel.startswith(s + ".") for s in TF_SLIM_SAFE):
-                    return False
+            if full.startswith(SLIM + ".") and not slim_name_safe(full[len(SLIM) + 1:]):
+                return False
         return True
 
     VALID = [

@@ -28,9 +28,9 @@ from typing import Optional
 from codemods._base import TF_IMPORTING, Note
 from codemods._tfapi import V1_ONLY
 from codemods._usage import NEUTRAL_V1, TF, V1, Usage, _has_prefix, classify_qname
-from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS, SLIM, TF_SLIM_SAFE, lookup
-from codemods.contrib_slim import _RUNTIME as SLIM_RUNTIME_ROW, _TF_SLIM as TF_SLIM_ROW
-from codemods.legacy_keras import _NEEDS_LEGACY, _RUNTIME_NEEDS_LEGACY
+from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS, SLIM, lookup
+from codemods.contrib_slim import _RUNTIME as SLIM_RUNTIME_ROW, _TF_SLIM as TF_SLIM_ROW, slim_name_safe
+from codemods.legacy_keras import needs_legacy_keras
 
 MNIST_MODULE = "tensorflow.examples.tutorials.mnist"
 # Text that makes a rule do something this path does not model: the file goes to libcst.
@@ -144,7 +144,8 @@ def _import_modules(node) -> list:
 
 
 def _tfish(module: str) -> bool:
-    return module.startswith(("tensorflow", "tf_slim", "tf1clip", "tf_keras"))
+    """Any module that is, or may be, TensorFlow's (`tensorflow_hub` too: declined, not guessed)."""
+    return module.startswith(TF_IMPORTING)
 
 
 def _imports_and_bindings(f: _File) -> None:
@@ -281,8 +282,7 @@ def _slim(f: _File, notes: list) -> None:
     for chain in f.chains:
         if chain.root != alias:
             continue
-        rel = ".".join(chain.parts)
-        if not chain.parts or not any(rel == s or rel.startswith(s + ".") for s in TF_SLIM_SAFE):
+        if not chain.parts or not slim_name_safe(".".join(chain.parts)):
             safe = False
     row = TF_SLIM_ROW if safe else SLIM_RUNTIME_ROW
     _replace_line(stmt, f"import {SLIM} as", f"import {row.new} as")
@@ -424,14 +424,10 @@ def _legacy_keras(f: _File, notes: list) -> None:
     for chain in f.chains:
         if chain.root not in f.tf_aliases or chain.final is None:
             continue
-        parts = chain.final.split(".")
-        if parts[0] != chain.root:
-            name = chain.final  # a runtime name (tf1clip...)
-            hit = any(name == p or name.startswith(p + ".") for p in _RUNTIME_NEEDS_LEGACY)
-        else:
-            rel = ".".join(parts[1:])
-            hit = bool(rel) and any(rel == p or rel.startswith(p + ".") for p in _NEEDS_LEGACY)
-        if hit:
+        root, _, rest = chain.final.partition(".")
+        # its qualified name once the import is tensorflow.compat.v1 (else a runtime name)
+        qname = (f"{V1}.{rest}" if rest else V1) if root == chain.root else chain.final
+        if needs_legacy_keras(qname):
             first_use = chain.final
             break
     if first_use is None:

@@ -31,6 +31,17 @@ _IMPORTS_OS = m.SimpleStatementLine(body=[m.Import(names=[m.ZeroOrMore(), m.Impo
                                                           m.ZeroOrMore()])])
 
 
+def needs_legacy_keras(qname: str) -> bool:
+    """True when a use whose imported qualified name is `qname` needs legacy Keras."""
+    rel = None
+    if qname.startswith(V1 + "."):
+        rel = qname[len(V1) + 1:]
+    elif qname.startswith(TF + "."):
+        rel = qname[len(TF) + 1:]
+    return (rel is not None and any(rel == p or rel.startswith(p + ".") for p in _NEEDS_LEGACY)) or \
+        any(qname == p or qname.startswith(p + ".") for p in _RUNTIME_NEEDS_LEGACY)
+
+
 class LegacyKerasCommand(TFCommand):
     DESCRIPTION = "Set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported where tf.layers, rnn cells or tf.keras are used."
     RULE = "legacy_keras"
@@ -72,14 +83,7 @@ class LegacyKerasCommand(TFCommand):
             if not isinstance(node, (cst.Name, cst.Attribute)):
                 continue
             for name in self.imported_names(node):
-                rel = None
-                if name.startswith(V1 + "."):
-                    rel = name[len(V1) + 1:]
-                elif name.startswith(TF + "."):
-                    rel = name[len(TF) + 1:]
-                hit = (rel is not None and any(rel == p or rel.startswith(p + ".") for p in _NEEDS_LEGACY)) or \
-                    any(name == p or name.startswith(p + ".") for p in _RUNTIME_NEEDS_LEGACY)
-                if hit:
+                if needs_legacy_keras(name):
                     return self.line_of(node), dotted_name(node) or name
         return None
 
