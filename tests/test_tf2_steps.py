@@ -260,3 +260,21 @@ def test_losses_and_build_time_print_refused_unless_proven(loss, after, reason):
     assert result.text is None
     (note,) = [n for n in result.notes if n.kind == "human"]
     assert reason in note.message and note.line > 0
+
+
+def test_names_are_resolved_once_per_module_object():
+    """Steps that hand on an unchanged module share one scope analysis; a changed module
+    (a new object) gets its own, and its lookups see the new code."""
+    from codemods.tf2._base import Names
+
+    first = cst.parse_module("import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1)\n")
+    names = Names.of_module(first)
+    assert Names.of_module(first) is names
+    call = first.body[1].body[0].value
+    assert names.of(call) == "tensorflow.train.AdamOptimizer"
+
+    second = cst.parse_module("import tensorflow as tf1\nopt = tf1.train.GradientDescentOptimizer(0.1)\n")
+    other = Names.of_module(second)
+    assert other is not names and other.module is second
+    assert other.of(second.body[1].body[0].value) == "tensorflow.train.GradientDescentOptimizer"
+    assert Names.of_module(first) is not other  # back to the first module: resolved afresh

@@ -34,7 +34,7 @@ __all__ = ["convert", "Result", "Note", "STEPS"]
 
 
 def _usage(module: cst.Module):
-    names = Names(module)
+    names = Names.of_module(module)
 
     return classify(names.module, names.raw, names.line)
 

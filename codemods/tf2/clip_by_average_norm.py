@@ -39,6 +39,6 @@ class _Rewrite(cst.CSTTransformer):
 
 
 def transform(module: cst.Module) -> tuple[cst.Module, list]:
-    names = Names(module)
+    names = Names.of_module(module)
     notes: list = []
     return names.module.visit(_Rewrite(names, tf_alias(names.module), notes)), notes

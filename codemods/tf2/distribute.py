@@ -248,7 +248,7 @@ def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
     """Distribute the TF2-tier `module` over `strategy` ('mirrored' or 'multi_worker')."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of {sorted(STRATEGIES)}")
-    names = Names(module)
+    names = Names.of_module(module)
     mod = names.module
     for node in walk(mod):
         if isinstance(node, (cst.Attribute, cst.Name)) and names.under(node, "tensorflow.distribute"):

@@ -112,7 +112,7 @@ class _Substitute(NameTransformer):
 
 class _Inliner:
     def __init__(self, module: cst.Module):
-        self.names = Names(module)
+        self.names = Names.of_module(module)
         self.module = self.names.module
         self.notes: list = []
 

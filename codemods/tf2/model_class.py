@@ -105,7 +105,7 @@ class _Flatten(NameTransformer):
 
 def flatten(module: cst.Module, state_of) -> Optional[Flat]:
     """The flat script, or None when no class builds graph state. Raises Refuse."""
-    names = Names(module)
+    names = Names.of_module(module)
     module = names.module
     body = list(module.body)
     classes = [i for i, st in enumerate(body) if isinstance(st, cst.ClassDef) and state_of(names, st)]

@@ -88,7 +88,7 @@ class _Renamer(cst.CSTTransformer):
 
 
 def transform(module: cst.Module) -> tuple[cst.Module, list]:
-    names = Names(module)
+    names = Names.of_module(module)
     notes: list = []
     new = names.module.visit(_Renamer(names, tf_alias(names.module), notes))
     return new, notes

@@ -130,7 +130,7 @@ class Opt:
 
 class Converter:
     def __init__(self, module: cst.Module):
-        self.names = Names(module)
+        self.names = Names.of_module(module)
         self.module = self.names.module
         self.taken = names_in(self.module)
         self.out: list = []
