@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
 
 from codemods._base import Note, dotted_name, walk  # noqa: F401 - re-exported for the steps
 
@@ -71,7 +71,11 @@ class Names:
     def __init__(self, module: cst.Module):
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = wrapper.module
-        self._q = wrapper.resolve(QualifiedNameProvider)
+        # What QualifiedNameProvider gives a node, `scope.get_qualified_names_for(node)` (or
+        # nothing outside any scope), asked only for the nodes the steps look at: the
+        # provider's own visit storing a lazy value for every node costs as much again.
+        self._scopes = wrapper.resolve(ScopeProvider)
+        self._q: dict = {}
         self._pos = wrapper.resolve(PositionProvider)
 
     def of(self, node: Optional[cst.CSTNode]) -> Optional[str]:
@@ -85,10 +89,12 @@ class Names:
 
     def raw(self, node: cst.CSTNode) -> set:
         """The imported qualified names of `node`, as libcst gives them (not canonical)."""
-        value = self._q.get(node, ())
-        if callable(value) and not isinstance(value, (set, frozenset)):
-            value = value()  # libcst >= 1.5 resolves lazily
-        return {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+        found = self._q.get(node)
+        if found is None:
+            scope = self._scopes.get(node)
+            value = scope.get_qualified_names_for(node) if scope is not None else ()
+            found = self._q[node] = {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+        return set(found)
 
     def is_(self, node: Optional[cst.CSTNode], *names: str) -> bool:
         q = self.of(node)
