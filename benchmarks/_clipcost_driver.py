@@ -1,7 +1,7 @@
 """One measured run for bench_clipcost: build one training step, warm up, time steps, print JSON.
 
     python _clipcost_driver.py mlp-tf2   {none,global}               [--width W --inputs D --batch B]
-    python _clipcost_driver.py mlp-graph {none,hand,wrapped}          [same]
+    python _clipcost_driver.py mlp-graph {none,hand,wrapped,norm,wait} [same]
     python _clipcost_driver.py emb       {none,sparse,dense}          [--rows R --batch B]
     python _clipcost_driver.py emb-check                              [--rows R --batch B]
 
@@ -128,7 +128,8 @@ def forward(h, layers):
 def train_op(loss, opt, clip):
     """none: minimize; hand: compute -> clip_by_global_norm -> apply; wrapped: tf1clip's
     ClippedOptimizer; sparse: the same (IndexedSlices stay sparse); dense: IndexedSlices
-    densified with tf.convert_to_tensor before clip_by_global_norm, as naive code does."""
+    densified with tf.convert_to_tensor before clip_by_global_norm, as naive code does;
+    norm / wait: the global norm computed alongside the unclipped update / waited for by it."""
     import tf1clip
 
     if clip == "none":
@@ -136,6 +137,13 @@ def train_op(loss, opt, clip):
     if clip in ("wrapped", "sparse"):
         return tf1clip.ClippedOptimizer(opt, "global_norm", CLIP).minimize(loss)
     grads, variables = zip(*opt.compute_gradients(loss))
+    if clip in ("norm", "wait"):  # the clip taken apart: its norm pass; its wait for that norm
+        norm = tf.linalg.global_norm(grads)
+        if clip == "norm":  # computed in the same step, no update waits for it, nothing scaled
+            return tf.group(opt.apply_gradients(zip(grads, variables)), norm)
+        with tf.control_dependencies([norm]):  # every update waits for the norm, nothing scaled
+            grads = [tf.identity(g) for g in grads]
+        return opt.apply_gradients(zip(grads, variables))
     if clip == "dense":
         grads = [tf.convert_to_tensor(g) for g in grads]
     grads, _ = tf.clip_by_global_norm(grads, CLIP)
@@ -208,7 +216,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("variant", choices=["mlp-tf2", "mlp-graph", "emb", "emb-check"])
     parser.add_argument("clip", nargs="?", default="none",
-                        choices=["none", "global", "hand", "wrapped", "sparse", "dense"])
+                        choices=["none", "global", "hand", "wrapped", "norm", "wait", "sparse", "dense"])
     parser.add_argument("--width", type=int, default=2048)
     parser.add_argument("--inputs", type=int, default=1024)
     parser.add_argument("--rows", type=int, default=1_000_000)

@@ -2,7 +2,9 @@
 
 1. A 10.5M-parameter MLP (quick: 1.2M), Adam: no clipping vs clip_by_global_norm(5.0), as a
    TF2 tf.function step and as a TF1 graph-mode Session step (target: under 5% of the step).
-2. The same graph step: tf1clip.ClippedOptimizer vs the clip written by hand.
+2. The same graph step: tf1clip.ClippedOptimizer vs the clip written by hand; and the clip taken
+   apart against no clipping: its extra read (the norm computed in the step, nothing waiting for
+   it) and its wait (every update waits for the norm, nothing scaled).
 3. A 1M-row embedding (quick: 50k) with sparse gradients, GradientDescent: peak memory and step
    time of no clip vs the sparse clip (ClippedOptimizer keeps IndexedSlices sparse), and of the
    sparse clip vs the densified clip naive code writes (tf.convert_to_tensor first). A separate
@@ -28,6 +30,7 @@ VARIANTS = {  # key -> driver arguments
     "tf2-none": ["mlp-tf2", "none"], "tf2-clip": ["mlp-tf2", "global"],
     "graph-none": ["mlp-graph", "none"], "graph-hand": ["mlp-graph", "hand"],
     "graph-wrapped": ["mlp-graph", "wrapped"],
+    "graph-norm": ["mlp-graph", "norm"], "graph-wait": ["mlp-graph", "wait"],
     "emb-none": ["emb", "none"], "emb-sparse": ["emb", "sparse"], "emb-dense": ["emb", "dense"],
 }
 
@@ -169,6 +172,15 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
              "graph-hand", "by hand: compute_gradients -> clip_by_global_norm(5.0) -> apply_gradients",
              "graph-wrapped", "tf1clip.ClippedOptimizer(AdamOptimizer, 'global_norm', 5.0).minimize",
              mlp_note + "; the by-hand runs are the ones of the row above", mlp, 1.05),
+        _row(runs, errors, f"{p}-param MLP, TF1 graph: the clip's norm pass alone", ms, "median_ms",
+             "graph-none", "no clipping (AdamOptimizer.minimize)",
+             "graph-norm", "global norm of the gradients computed in the step; updates unclipped, not waiting",
+             mlp_note + "; the no-clipping runs are the ones of the TF1 graph row", mlp),
+        _row(runs, errors, f"{p}-param MLP, TF1 graph: the clip's wait alone", ms, "median_ms",
+             "graph-none", "no clipping (AdamOptimizer.minimize)",
+             "graph-wait", "every update waits for the global norm (control dependency); nothing scaled",
+             mlp_note + "; the no-clipping runs are the ones of the TF1 graph row; minimize starts each "
+             "variable's update as soon as its gradient exists, overlapping the rest of backprop", mlp),
         _row(runs, errors, f"{rows}-row embedding: peak memory, sparse clip vs no clip", "peak RSS MB", "maxrss_mb",
              "emb-none", no_clip_sparse, "emb-sparse", sparse, emb_note + "; peak RSS = kernel ru_maxrss of the run",
              emb, 1.1),
