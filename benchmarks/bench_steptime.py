@@ -10,6 +10,11 @@ subprocess's median step time after warm-up (`_steptime_driver.py` times the ste
             `fixtures/tf2` version, said so in the note;
   ours XLA  the same TF2 script with tf.function defaulting to jit_compile=True (second row).
 
+One more row, the call floor: the same trivial step (two sums of the two fed batches times one
+scalar weight, one plain gradient-descent kernel) written for each side, a TF1 Session script
+and a TF2 script calling its concrete function with the same numpy batches: what the framework
+alone costs a step, whatever the model.
+
 A step is the start-to-start interval between consecutive train steps: what the training loop
 experiences (feeding, the step, the script's other fetches and printing); the train call
 alone is in the samples. The fixtures train 10 steps; copies in a temp dir train `steps`
@@ -59,6 +64,7 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
         _load_make_mnist().write_mnist(tmp / "MNIST_data")  # R7 reads MNIST_data/ in its cwd
         for stem in models:
             rows += _bench_model(stem, tmp, tiers, migrate_error, steps, repeats, log)
+        rows.append(_bench_floor(tmp / "floor", steps, repeats, log))
     return rows
 
 
@@ -132,6 +138,75 @@ def _bench_model(stem, tmp, tiers, migrate_error, steps, repeats, log) -> list[d
         _common.row(SECTION, f"{stem} (XLA)", METRIC, BASELINE_LABEL, value("tf1"), XLA_LABEL,
                     value("tf2-xla"), better="lower", note=note("tf2-xla"), samples=samples("tf2-xla")),
     ]
+
+
+_FLOOR_DATA = """import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data_x = rng.randn(64, 8).astype(np.float32)  # the fixtures' batches: 16 x 8 and 16 x 3
+data_y = rng.randn(64, 3).astype(np.float32)
+"""
+FLOOR_SCRIPTS = {  # the same trivial step on each side: framework cost only
+    "tf1": _FLOOR_DATA + """x = tf.placeholder(tf.float32, [None, 8])
+y = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(0.0)
+loss = w * (tf.reduce_sum(x) + tf.reduce_sum(y))
+train_op = tf.train.GradientDescentOptimizer(1e-6).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(10):
+        batch = slice((step % 4) * 16, (step % 4 + 1) * 16)
+        _, l = sess.run([train_op, loss], feed_dict={x: data_x[batch], y: data_y[batch]})
+""",
+    "tf2": _FLOOR_DATA + """w = tf.Variable(0.0)
+optimizer = tf.compat.v1.train.GradientDescentOptimizer(1e-6)  # the same single kernel as TF1's
+
+
+@tf.function(input_signature=[tf.TensorSpec([None, 8], tf.float32), tf.TensorSpec([None, 3], tf.float32)])
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = w * (tf.reduce_sum(x) + tf.reduce_sum(y))
+    optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+    return loss
+
+
+train_step = train_step.get_concrete_function()
+for step in range(10):
+    batch = slice((step % 4) * 16, (step % 4 + 1) * 16)
+    l = train_step(data_x[batch], data_y[batch])
+""",
+}
+
+
+def _bench_floor(tmp: Path, steps: int, repeats: int, log) -> dict:
+    """The call-floor row: FLOOR_SCRIPTS' trivial step, TF1 Session vs TF2 concrete function."""
+    runs, errors, scripts = {"tf1": [], "tf2": []}, {}, {}
+    for side, text in FLOOR_SCRIPTS.items():
+        source = tmp / "src" / f"floor_{side}.py"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(text, encoding="utf-8")
+        scripts[side] = _lengthened(source, tmp / side / "floor.py", steps, False)
+    for repeat in range(repeats):
+        for side in runs:
+            if side in errors:
+                continue
+            try:
+                runs[side].append(_run_driver(side, scripts[side], [], tmp, steps))
+                log(f"call floor {side} run {repeat + 1}/{repeats}: {runs[side][-1]['step_ms']:.3f} ms/step")
+            except RuntimeError as exc:
+                errors[side] = str(exc)
+                log(f"call floor {side} failed: {exc}")
+    value = {side: None if side in errors else _common.median([r["step_ms"] for r in runs[side]]) for side in runs}
+    note = "; ".join([*(f"{side} failed: {e}" for side, e in errors.items()),
+                      "the same trivial step on both sides (w * (sum(x) + sum(y)), one GradientDescent "
+                      "kernel on one scalar), fed the fixtures' 16x8 and 16x3 numpy batches: what each "
+                      "framework costs a step before any model; written here, not migrated"])
+    return _common.row(SECTION, "call floor (trivial step)", METRIC, BASELINE_LABEL, value["tf1"],
+                       "TF2 concrete function, same step", value["tf2"], better="lower", note=note,
+                       samples={"steps": steps, "warmup": WARMUP,
+                                "baseline_runs_ms": [r["step_ms"] for r in runs["tf1"]],
+                                "ours_runs_ms": [r["step_ms"] for r in runs["tf2"]]})
 
 
 def _lengthened(source: Path, target: Path, steps: int, by_args: bool) -> Path:
