@@ -1,6 +1,6 @@
 """One measured run for bench_clipcost: build one training step, warm up, time steps, print JSON.
 
-    python _clipcost_driver.py mlp-tf2   {none,global}               [--width W --inputs D --batch B]
+    python _clipcost_driver.py mlp-tf2   {none,global,wait}          [--width W --inputs D --batch B]
     python _clipcost_driver.py mlp-graph {none,hand,wrapped,norm,wait} [same]
     python _clipcost_driver.py emb       {none,sparse,dense}          [--rows R --batch B]
     python _clipcost_driver.py emb-check                              [--rows R --batch B]
@@ -77,6 +77,10 @@ def mlp_tf2(args):
         grads = tape.gradient(loss, variables)
         if args.clip == "global":
             grads, _ = tf.clip_by_global_norm(grads, CLIP)
+        elif args.clip == "wait":  # every update waits for the global norm, nothing scaled
+            norm = tf.linalg.global_norm(grads)
+            with tf.control_dependencies([norm]):
+                grads = [tf.identity(g) for g in grads]
         opt.apply_gradients(zip(grads, variables))
         return loss
 

@@ -4,7 +4,7 @@
    TF2 tf.function step and as a TF1 graph-mode Session step (target: under 5% of the step).
 2. The same graph step: tf1clip.ClippedOptimizer vs the clip written by hand; and the clip taken
    apart against no clipping: its extra read (the norm computed in the step, nothing waiting for
-   it) and its wait (every update waits for the norm, nothing scaled).
+   it) and its wait (every update waits for the norm, nothing scaled; the TF2 step too).
 3. A 1M-row embedding (quick: 50k) with sparse gradients, GradientDescent: peak memory and step
    time of no clip vs the sparse clip (ClippedOptimizer keeps IndexedSlices sparse), and of the
    sparse clip vs the densified clip naive code writes (tf.convert_to_tensor first). A separate
@@ -27,7 +27,7 @@ SECTION = "clipping cost"
 DRIVER = _common.ROOT / "benchmarks" / "_clipcost_driver.py"
 BATCH = 256
 VARIANTS = {  # key -> driver arguments
-    "tf2-none": ["mlp-tf2", "none"], "tf2-clip": ["mlp-tf2", "global"],
+    "tf2-none": ["mlp-tf2", "none"], "tf2-clip": ["mlp-tf2", "global"], "tf2-wait": ["mlp-tf2", "wait"],
     "graph-none": ["mlp-graph", "none"], "graph-hand": ["mlp-graph", "hand"],
     "graph-wrapped": ["mlp-graph", "wrapped"],
     "graph-norm": ["mlp-graph", "norm"], "graph-wait": ["mlp-graph", "wait"],
@@ -165,6 +165,10 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
         _row(runs, errors, f"{p}-param MLP, TF2 tf.function: global-norm clip", ms, "median_ms",
              "tf2-none", "no clipping (GradientTape + Keras Adam, tf.function)",
              "tf2-clip", "tf.clip_by_global_norm(grads, 5.0) before apply_gradients", mlp_note, mlp, 1.05),
+        _row(runs, errors, f"{p}-param MLP, TF2: the clip's wait alone", ms, "median_ms",
+             "tf2-none", "no clipping (GradientTape + Keras Adam, tf.function)",
+             "tf2-wait", "every update waits for the global norm (control dependency); nothing scaled",
+             mlp_note + "; the no-clipping runs are the ones of the row above", mlp),
         _row(runs, errors, f"{p}-param MLP, TF1 graph Session: global-norm clip", ms, "median_ms",
              "graph-none", "no clipping (AdamOptimizer.minimize)",
              "graph-hand", "compute_gradients -> clip_by_global_norm(5.0) -> apply_gradients", mlp_note, mlp, 1.05),
