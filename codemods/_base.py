@@ -14,13 +14,7 @@ from typing import ClassVar, Iterable, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import VisitorBasedCodemodCommand
-from libcst.metadata import (
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedNameProvider,
-    QualifiedNameSource,
-    ScopeProvider,
-)
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
 
 NOTES_KEY = "tf1clip.notes"
 # A MetadataWrapper a caller (tf1clip migrate) already resolved for the exact module it hands
@@ -29,6 +23,18 @@ WRAPPER_KEY = "tf1clip.wrapper"
 
 # Packages whose import also imports TensorFlow: the legacy-Keras switch goes before them.
 TF_IMPORTING = ("tensorflow", "tf_slim", "tf1clip", "tf_keras")
+
+
+def imported_qualified_names(scope, node: cst.CSTNode) -> set[str]:
+    """The import-sourced names QualifiedNameProvider would give `node`, from its `scope`
+    (ScopeProvider's; None outside any scope: nothing).
+
+    QualifiedNameProvider is exactly `scope.get_qualified_names_for(node)` per node, but its
+    own visit stores a lazy value for every node of the module, which costs as much as the
+    scope analysis again; the rules ask about few nodes, so they ask the scope directly."""
+    if scope is None:
+        return set()
+    return {q.name for q in scope.get_qualified_names_for(node) if q.source == QualifiedNameSource.IMPORT}
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,7 @@ class Invalid:
 class TFCommand(VisitorBasedCodemodCommand):
     """Base of the tf1clip codemods: declares the metadata they use and records notes."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
     #: Rule id shown in reports (the module name, so a reader finds the code by it).
     RULE: ClassVar[str] = "tf1clip"
     VALID: ClassVar[Sequence[Valid]] = ()
@@ -117,11 +123,18 @@ class TFCommand(VisitorBasedCodemodCommand):
     # -- names -------------------------------------------------------------------------
     def imported_names(self, node: cst.CSTNode) -> set[str]:
         """Qualified names of `node` that come from an import (locals and builtins dropped)."""
-        try:
-            names = self.get_metadata(QualifiedNameProvider, node, set())
-        except KeyError:
-            return set()
-        return {q.name for q in names if q.source == QualifiedNameSource.IMPORT}
+        module, memo = self.__dict__.get("_imported_names", (None, None))
+        if module is not self.module:  # one memo per module this command transforms
+            memo = {}
+            self.__dict__["_imported_names"] = (self.module, memo)
+        found = memo.get(node)
+        if found is None:
+            try:
+                scope = self.get_metadata(ScopeProvider, node, None)
+            except KeyError:
+                scope = None
+            found = memo[node] = imported_qualified_names(scope, node)
+        return set(found)
 
     def imported_name(self, node: cst.CSTNode) -> Optional[str]:
         """The single imported qualified name of `node`, or None when absent or ambiguous."""

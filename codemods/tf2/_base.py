@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from codemods._base import Note, dotted_name, walk  # noqa: F401 - re-exported for the steps
+from codemods._base import imported_qualified_names
 
 # Canonical prefixes: every spelling of a TF 1.x name resolves to one key of the tables.
 _CANONICAL = (
@@ -71,9 +72,8 @@ class Names:
     def __init__(self, module: cst.Module):
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = wrapper.module
-        # What QualifiedNameProvider gives a node, `scope.get_qualified_names_for(node)` (or
-        # nothing outside any scope), asked only for the nodes the steps look at: the
-        # provider's own visit storing a lazy value for every node costs as much again.
+        # Qualified names asked of the scope analysis for the nodes the steps look at
+        # (`imported_qualified_names`), not QualifiedNameProvider's value for every node.
         self._scopes = wrapper.resolve(ScopeProvider)
         self._q: dict = {}
         self._pos = wrapper.resolve(PositionProvider)
@@ -91,9 +91,7 @@ class Names:
         """The imported qualified names of `node`, as libcst gives them (not canonical)."""
         found = self._q.get(node)
         if found is None:
-            scope = self._scopes.get(node)
-            value = scope.get_qualified_names_for(node) if scope is not None else ()
-            found = self._q[node] = {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+            found = self._q[node] = imported_qualified_names(self._scopes.get(node), node)
         return set(found)
 
     def is_(self, node: Optional[cst.CSTNode], *names: str) -> bool:

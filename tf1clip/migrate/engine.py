@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from codemods import COMPAT_TIER
-from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map
+from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map, imported_qualified_names
 from codemods._usage import Usage, classify
 from codemods.fast_compat import fast_compat
 
@@ -51,16 +51,11 @@ def _wrapper(module: cst.Module) -> MetadataWrapper:
 
 def usage_of(module: cst.Module, wrapper: MetadataWrapper | None = None) -> Usage:
     wrapper = wrapper if wrapper is not None and wrapper.module is module else _wrapper(module)
-    qnames = wrapper.resolve(QualifiedNameProvider)
+    scopes = wrapper.resolve(ScopeProvider)
     positions = wrapper.resolve(PositionProvider)
 
     def imported(node):
-        value = qnames.get(node)
-        if value is None:
-            return set()
-        if callable(value) and not isinstance(value, (set, frozenset)):
-            value = value()
-        return {q.name for q in value if q.source == QualifiedNameSource.IMPORT}
+        return imported_qualified_names(scopes.get(node), node)
 
     def line_of(node):
         pos = positions.get(node)
