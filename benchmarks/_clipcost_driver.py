@@ -58,6 +58,14 @@ def xent(y, logits):
     return MLP_LOSS_SCALE * tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
 
 
+def waiting_for_norm(grads):
+    """(global norm, `grads` unchanged but each waiting for that norm): the clip's wait alone,
+    every update held back until all gradients exist, nothing scaled."""
+    norm = tf.linalg.global_norm(grads)
+    with tf.control_dependencies([norm]):
+        return norm, [tf.identity(g) for g in grads]
+
+
 def mlp_tf2(args):
     """TF2: Keras Dense layers, tf.function step, GradientTape, Adam; clip or not before apply."""
     import keras
@@ -77,10 +85,8 @@ def mlp_tf2(args):
         grads = tape.gradient(loss, variables)
         if args.clip == "global":
             grads, _ = tf.clip_by_global_norm(grads, CLIP)
-        elif args.clip == "wait":  # every update waits for the global norm, nothing scaled
-            norm = tf.linalg.global_norm(grads)
-            with tf.control_dependencies([norm]):
-                grads = [tf.identity(g) for g in grads]
+        elif args.clip == "wait":
+            _, grads = waiting_for_norm(grads)
         opt.apply_gradients(zip(grads, variables))
         return loss
 
@@ -141,13 +147,10 @@ def train_op(loss, opt, clip):
     if clip in ("wrapped", "sparse"):
         return tf1clip.ClippedOptimizer(opt, "global_norm", CLIP).minimize(loss)
     grads, variables = zip(*opt.compute_gradients(loss))
-    if clip in ("norm", "wait"):  # the clip taken apart: its norm pass; its wait for that norm
-        norm = tf.linalg.global_norm(grads)
-        if clip == "norm":  # computed in the same step, no update waits for it, nothing scaled
-            return tf.group(opt.apply_gradients(zip(grads, variables)), norm)
-        with tf.control_dependencies([norm]):  # every update waits for the norm, nothing scaled
-            grads = [tf.identity(g) for g in grads]
-        return opt.apply_gradients(zip(grads, variables))
+    if clip == "norm":  # the clip's norm pass alone: computed in the step, nothing waits for it
+        return tf.group(opt.apply_gradients(zip(grads, variables)), tf.linalg.global_norm(grads))
+    if clip == "wait":
+        return opt.apply_gradients(zip(waiting_for_norm(grads)[1], variables))
     if clip == "dense":
         grads = [tf.convert_to_tensor(g) for g in grads]
     grads, _ = tf.clip_by_global_norm(grads, CLIP)
