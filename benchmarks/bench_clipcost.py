@@ -161,28 +161,32 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
     no_clip_sparse = "no clipping (GradientDescentOptimizer.minimize, sparse scatter update)"
     sparse = "ClippedOptimizer(GradientDescent, 'global_norm', 5.0): IndexedSlices stay sparse"
     dense = "naive: tf.convert_to_tensor(IndexedSlices) -> clip_by_global_norm(5.0) -> apply (dense)"
+    no_clip_tf2 = "no clipping (GradientTape + Keras Adam, tf.function)"
+    no_clip_graph = "no clipping (AdamOptimizer.minimize)"
+    by_hand = "compute_gradients -> clip_by_global_norm(5.0) -> apply_gradients"
+    wait = "every update waits for the global norm (control dependency); nothing scaled"
     return [
         _row(runs, errors, f"{p}-param MLP, TF2 tf.function: global-norm clip", ms, "median_ms",
-             "tf2-none", "no clipping (GradientTape + Keras Adam, tf.function)",
+             "tf2-none", no_clip_tf2,
              "tf2-clip", "tf.clip_by_global_norm(grads, 5.0) before apply_gradients", mlp_note, mlp, 1.05),
         _row(runs, errors, f"{p}-param MLP, TF2: the clip's wait alone", ms, "median_ms",
-             "tf2-none", "no clipping (GradientTape + Keras Adam, tf.function)",
-             "tf2-wait", "every update waits for the global norm (control dependency); nothing scaled",
+             "tf2-none", no_clip_tf2,
+             "tf2-wait", wait,
              mlp_note + "; the no-clipping runs are the ones of the row above", mlp),
         _row(runs, errors, f"{p}-param MLP, TF1 graph Session: global-norm clip", ms, "median_ms",
-             "graph-none", "no clipping (AdamOptimizer.minimize)",
-             "graph-hand", "compute_gradients -> clip_by_global_norm(5.0) -> apply_gradients", mlp_note, mlp, 1.05),
+             "graph-none", no_clip_graph,
+             "graph-hand", by_hand, mlp_note, mlp, 1.05),
         _row(runs, errors, f"{p}-param MLP, TF1 graph: ClippedOptimizer vs clip by hand", ms, "median_ms",
-             "graph-hand", "by hand: compute_gradients -> clip_by_global_norm(5.0) -> apply_gradients",
+             "graph-hand", "by hand: " + by_hand,
              "graph-wrapped", "tf1clip.ClippedOptimizer(AdamOptimizer, 'global_norm', 5.0).minimize",
              mlp_note + "; the by-hand runs are the ones of the row above", mlp, 1.05),
         _row(runs, errors, f"{p}-param MLP, TF1 graph: the clip's norm pass alone", ms, "median_ms",
-             "graph-none", "no clipping (AdamOptimizer.minimize)",
+             "graph-none", no_clip_graph,
              "graph-norm", "global norm of the gradients computed in the step; updates unclipped, not waiting",
              mlp_note + "; the no-clipping runs are the ones of the TF1 graph row", mlp),
         _row(runs, errors, f"{p}-param MLP, TF1 graph: the clip's wait alone", ms, "median_ms",
-             "graph-none", "no clipping (AdamOptimizer.minimize)",
-             "graph-wait", "every update waits for the global norm (control dependency); nothing scaled",
+             "graph-none", no_clip_graph,
+             "graph-wait", wait,
              mlp_note + "; the no-clipping runs are the ones of the TF1 graph row; minimize starts each "
              "variable's update as soon as its gradient exists, overlapping the rest of backprop", mlp),
         _row(runs, errors, f"{rows}-row embedding: peak memory, sparse clip vs no clip", "peak RSS MB", "maxrss_mb",
