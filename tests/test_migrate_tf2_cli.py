@@ -7,7 +7,7 @@ from conftest import FIXTURES, run_python, run_tf1clip
 
 LEGACY = FIXTURES / "legacy"
 TF2_TIER = {"r01_clip_by_value.py", "r02_clip_by_global_norm.py", "r03_clip_by_norm.py",
-            "r04_contrib_clip_gradients_by_norm.py", "r05_keras_clipvalue.py",
+            "r04_contrib_clip_gradients_by_norm.py", "r05_keras_clipvalue.py", "r07_mnist_mlp.py",
             "r08_tf_gradients_global_norm_decay.py", "r09_optimize_loss.py", "r09b_optimize_loss_callable.py",
             "r10_slim_create_train_op.py", "r11_minimize_no_clip.py"}
 
@@ -29,8 +29,8 @@ def test_tree_migrates_to_tf2_with_compat_fallback_and_reasons(tmp_path):
             assert entry["tier"] == "compat"
             reasons = [h for h in entry["left_for_human"] if "not converted to the TF2 tier" in h["message"]]
             assert len(reasons) == 1 and reasons[0]["line"] > 0, entry
-    assert doc["summary"]["tf2_tier"] == 10 and doc["summary"]["compat_fallback"] == 2
-    assert "10 to the TF2 tier, 2 to the compat tier" in proc.stderr
+    assert doc["summary"]["tf2_tier"] == 11 and doc["summary"]["compat_fallback"] == 1
+    assert "11 to the TF2 tier, 1 to the compat tier" in proc.stderr
     # TF2-tier output imports only TensorFlow (and numpy): never tf1clip, never compat.v1
     for name in TF2_TIER:
         text = (out / name).read_text()

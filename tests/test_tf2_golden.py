@@ -40,7 +40,7 @@ def test_report_lists_every_change_or_the_reason(path):
         assert human and all(n.line >= 1 and n.message for n in human)
     else:
         assert all(n.kind == "change" for n in result.notes)
-        assert any(n.rule == "train_step" and n.line >= 1 for n in result.notes)
+        assert any(n.rule == "tf2" and n.line >= 1 for n in result.notes)
         assert "tf1clip" not in result.text and "compat.v1" not in result.text
         compile(result.text, path.name, "exec")
 

@@ -5,7 +5,9 @@ Covers the recipe goldens (fixtures/tf2_golden/rXX.py), the structure goldens (a
 inlined, a model class refolded into a class with `@tf.function` methods, a GAN with two
 optimizers: fixtures/tf2_golden/structures/converted/*.py), one fixture per optimizer-table row
 and per Keras-argument rewrite (fixtures/tf2_golden/optimizers/*.py, converted here), so each
-row is proven by parity.
+row is proven by parity, and one small program per construct the translator reads
+(fixtures/tf2/constructs/*.py: layers, variable scopes, feeds, main() and flags, the MNIST reader,
+tf.data iterators, sparse gradients), converted here.
 A get_slot row is proven by what the script prints: parity compares losses, gradients and
 weights, not the slot values a script reads, so OLD and NEW are recorded from the same start
 values and every number they print must agree.
@@ -19,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_python, run_tf1clip
+from conftest import make_mnist, run_python, run_tf1clip
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,6 +31,7 @@ from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS  # noqa: E402
 
 GOLDEN = ROOT / "fixtures" / "tf2_golden"
 LEGACY = ROOT / "fixtures" / "legacy"
+CONSTRUCTS = ROOT / "fixtures" / "tf2" / "constructs"
 
 
 def _pairs():
@@ -41,6 +44,9 @@ def _pairs():
     for old in sorted((GOLDEN / "optimizers").glob("*.py")):
         kind = "optimizer" if old.resolve() in rows else "keras-args"
         yield pytest.param(old, None, id=f"{kind}-{old.stem}")
+    # one small program per construct the translator reads (fixtures/tf2/constructs/), converted here
+    for old in sorted(CONSTRUCTS.glob("*.py")):
+        yield pytest.param(old, None, id=f"construct-{old.stem}")
 
 
 @pytest.mark.parametrize("old, new", list(_pairs()))
@@ -50,6 +56,8 @@ def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
         assert result.text is not None, result.notes
         new = tmp_path / old.name
         new.write_text(result.text)
+    if "read_data_sets" in new.read_text():  # the MNIST reader: local synthetic files, never a download
+        make_mnist().write_mnist(tmp_path / "MNIST_data")
     plain = run_python(new, cwd=tmp_path, timeout=300)
     assert plain.returncode == 0, plain.stderr[-2000:]
     assert "import tf1clip" not in new.read_text() and "from tf1clip" not in new.read_text()

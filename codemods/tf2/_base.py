@@ -58,17 +58,6 @@ class Names:
     resolve to the same canonical name (`tensorflow.train.AdamOptimizer`).
     """
 
-    _last: Optional["Names"] = None  # the most recent module's lookups (see `of_module`)
-
-    @classmethod
-    def of_module(cls, module: cst.Module) -> "Names":
-        """`Names(module)`, reused while the steps hand on the same (immutable) module object:
-        a step that changes nothing costs the next one no second scope analysis."""
-        last = cls._last
-        if last is None or last.module is not module:
-            last = cls._last = cls(module)
-        return last
-
     def __init__(self, module: cst.Module):
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = wrapper.module

@@ -41,7 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.tf2._base import Names, Note, Refuse, Result, code, fresh, names_in, walk
-from codemods.tf2.symbols import tf_alias
+from codemods.tf2.names import tf_alias
 
 RULE = "distribute"
 DESCRIPTION = "Run the TF2-tier train step under tf.distribute: shard, all-reduce once, clip once, apply."
@@ -248,7 +248,7 @@ def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
     """Distribute the TF2-tier `module` over `strategy` ('mirrored' or 'multi_worker')."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of {sorted(STRATEGIES)}")
-    names = Names.of_module(module)
+    names = Names(module)
     mod = names.module
     for node in walk(mod):
         if isinstance(node, (cst.Attribute, cst.Name)) and names.under(node, "tensorflow.distribute"):
@@ -539,7 +539,7 @@ def _state_region(names: Names, step: _Step, layers: dict) -> tuple[int, int, bo
     optimizer_ok = False
     built = False
     for i, st in enumerate(body):
-        if i == step.index:
+        if i == step.index or isinstance(st, cst.ClassDef):  # a class statement creates nothing
             continue
         creates = False
         for n in walk(st):
@@ -562,7 +562,7 @@ def _state_region(names: Names, step: _Step, layers: dict) -> tuple[int, int, bo
             value = st.body[0].value
             if target == step.optimizer:
                 func = value.func if isinstance(value, cst.Call) else None
-                if not names.under(func, "tensorflow.keras.optimizers"):
+                if not names.under(func, "tensorflow.keras.optimizers") and not _keras_optimizer_class(names, func):
                     raise Refuse(names.line(st), f"`{step.optimizer}` is not a Keras optimizer "
                                                  "(tf.keras.optimizers.*)")
                 clip = [a.keyword.value for a in value.args if a.keyword is not None
@@ -586,6 +586,17 @@ def _state_region(names: Names, step: _Step, layers: dict) -> tuple[int, int, bo
             raise Refuse(names.line(st), f"layer `{layer}` is not built up front: it would create its "
                                          "variables inside a replica")
     return state[0], state[-1], built
+
+
+def _keras_optimizer_class(names: Names, func) -> bool:
+    """`func` names a class of the module deriving from tf.keras.optimizers.Optimizer (an exact
+    twin of a TF 1.x optimizer, `optimizer_twins`)."""
+    if not isinstance(func, cst.Name):
+        return False
+    for st in names.module.body:
+        if isinstance(st, cst.ClassDef) and st.name.value == func.value:
+            return any(names.is_(b.value, "tensorflow.keras.optimizers.Optimizer") for b in st.bases)
+    return False
 
 
 # -- rewrite ------------------------------------------------------------------------------------

@@ -193,15 +193,11 @@ def _process_python(task: Task, data: bytes) -> FileResult:
 def _process_notebook(task: Task, data: bytes) -> FileResult:
     from tf1clip.migrate.notebook import migrate_notebook
 
-    nbo = migrate_notebook(data, task.display)
+    nbo = migrate_notebook(data, task.display, task.to)
     result = _from_notes(task, nbo.outcome.notes, nbo.where)
     result.human += [Item(1, "notebook", message, cell) for cell, message in nbo.cell_notes]
     if task.to == "tf2":
-        result.tier = "compat"
-    if task.to == "tf2" and nbo.data != data:
-        # the TF2 rewrite restructures a whole program; a notebook's cells are kept as cells
-        result.human.append(Item(0, "tf2", "notebooks are migrated to the compat tier: the TF2 rewrite "
-                                           "would move code across cells"))
+        result.tier = nbo.outcome.tier
     result.runtime = nbo.outcome.runtime
     if nbo.data == data:
         result.status, result.reason = "unchanged", nbo.outcome.reason

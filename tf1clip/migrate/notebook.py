@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from tf1clip.migrate.engine import MigrationError, Outcome, migrate_text
+from tf1clip.migrate.engine import MigrationError, Outcome, migrate, migrate_text
 
 # A magic's placeholder is an import statement: valid wherever a statement is, left alone by
 # every rule, and part of an import block, so an import a rule adds (AddImportsVisitor: after
@@ -57,7 +57,10 @@ def _source_text(cell) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def migrate_notebook(data: bytes, display: str) -> NotebookOutcome:
+def migrate_notebook(data: bytes, display: str, to: str = "compat") -> NotebookOutcome:
+    """Migrate the code cells (to the compat tier, or with `to="tf2"` to the TF2 tier where the
+    whole program converts: each statement stays in its cell, state and step functions go into
+    the cell that first needs them)."""
     try:
         text = data.decode("utf-8")
         nb = json.loads(text)
@@ -98,7 +101,7 @@ def migrate_notebook(data: bytes, display: str) -> NotebookOutcome:
             where.append((index + 1, n))
     joined = "".join(parts)
     try:
-        outcome = migrate_text(joined, display)
+        outcome = migrate_text(joined, display) if to != "tf2" else migrate(joined, display, to="tf2")
     except MigrationError as exc:
         cell, line = where[exc.line] if 0 < exc.line < len(where) and where[exc.line] else (None, exc.line)
         raise MigrationError(f"cell {cell}: {exc}" if cell else str(exc), line) from None

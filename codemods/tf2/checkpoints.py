@@ -1,0 +1,127 @@
+"""`tf.train.Saver` (TF 1.x) → `tf.train.Checkpoint`, reading TF 1.x checkpoints by name too.
+
+* `saver = tf.train.Saver()` (or `Saver(tf.global_variables())`): a `tf.train.Checkpoint` of the
+  state that existed when the Saver was made (TF 1.x's var_list: the global variables then):
+  variables, layers, optimizers, the global step;
+* `saver.save(sess, path, global_step=step)` → a `tf.train.CheckpointManager` over
+  `dirname(path)` named `basename(path)` saving number `step`: the same files (`path-<step>`),
+  the same `checkpoint` state file (so `tf.train.get_checkpoint_state` finds it), TF 1.x's
+  `max_to_keep` (5); it returns the path, as TF 1.x did;
+* `saver.restore(sess, path)` → `restore_checkpoint(saver, path, names)`, written into the
+  script: a checkpoint TF 2 wrote is restored by object; one TF 1.x wrote, by its variable
+  names (`dense/kernel`, `global_step`, the names TF 1.x gave under its scopes), and it stops
+  with an error naming what the TF 2 program cannot restore (e.g. an optimizer's slots), rather
+  than continue from a partial state.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.helpers import parse_template_module
+
+from codemods.tf2 import emit
+from codemods.tf2.model import Other, State, StateRef
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+
+RESTORE = '''
+
+def {name}(checkpoint, path, variables):
+    """TF 1.x's Saver.restore: a TF 2 checkpoint by object, a TF 1.x one by its variable names."""
+    reader = {tf}.train.load_checkpoint(path)
+    saved = set(reader.get_variable_to_shape_map())
+    if "_CHECKPOINTABLE_OBJECT_GRAPH" in saved:
+        checkpoint.restore(path).assert_existing_objects_matched()
+        return
+    missing = sorted(saved - set(variables))
+    if missing:
+        raise ValueError("%s holds TF 1.x variables this program does not restore: %s" % (path, ", ".join(missing)))
+    for tf1_name, variable in variables.items():
+        variable.assign(reader.get_tensor(tf1_name))
+'''
+
+
+def saver(site: "CallSite"):
+    tr = site.tr
+    site.only({"var_list", "max_to_keep"}, 1)
+    var_list, var_av = site.arg(0, "var_list")
+    if var_list is not None and getattr(var_av, "kind", None) != "global_variables":
+        site.refuse("tf.train.Saver of a variable list other than all global variables is not converted")
+    states = [s for s in tr.states if s.kind in ("variable", "layer", "optimizer")]
+    if not states:
+        site.refuse("tf.train.Saver with no variables (TF 1.x raised ValueError)")
+    kwargs = {}
+    for s in states:
+        key = s.name.replace(".", "_")
+        kwargs.setdefault(key, tr.classes.rebase(s, s.expr()))
+    name = site.target or tr.namer.fresh("checkpoint")
+    node = emit.with_args(emit.call(tr.tf("tensorflow.train.Checkpoint")),
+                          [emit.keyword(k, v) for k, v in kwargs.items()])
+    names = {}
+    for s in states:
+        for tf1, expr in s.info.get("vars", []):
+            names[tf1] = tr.classes.rebase(s, expr)
+        if s.kind == "variable" and s.info.get("global_step"):
+            names["global_step"] = s.expr()
+    state = State("saver", name, name, tr.line, info={"names": names, "max_to_keep": site.arg(None, "max_to_keep")[0]})
+    tr.note("tf.train.Saver → tf.train.Checkpoint of the state that existed then (TF 1.x saved the global "
+            "variables made before the Saver)")
+    return tr.add_state(state, [emit.assign(name, node)]), state.expr()
+
+
+def global_variables(site: "CallSite"):
+    site.only(set(), 0)
+    return Other("global_variables", {"drop": False}), site.node
+
+
+def save(site: "CallSite"):
+    tr = site.tr
+    state = site.receiver.state
+    site.only({"sess", "save_path", "global_step", "write_meta_graph"}, 3)
+    path, _ = site.arg(1, "save_path")
+    step, _ = site.arg(2, "global_step")
+    if path is None or step is None:
+        site.refuse("saver.save without a global_step is not converted (TF 2's CheckpointManager numbers its "
+                    "checkpoints)")
+    os_name = tr.module_name("os")
+    directory = emit.call(emit.expr("{os}.path.dirname", os=os_name), path)
+    base = emit.call(emit.expr("{os}.path.basename", os=os_name), path)
+    keep = state.info.get("max_to_keep") or cst.Integer("5")
+    manager = emit.call(tr.tf("tensorflow.train.CheckpointManager"), state.expr(), directory,
+                        max_to_keep=keep, checkpoint_name=base)
+    tr.note("saver.save → tf.train.CheckpointManager(...).save(step): the same files and `checkpoint` state file")
+    return Other("host_call"), emit.call(cst.Attribute(manager, cst.Name("save")), checkpoint_number=step)
+
+
+def restore(site: "CallSite"):
+    tr = site.tr
+    state = site.receiver.state
+    site.only({"sess", "save_path"}, 2)
+    path, _ = site.arg(1, "save_path")
+    if path is None:
+        site.refuse("saver.restore without a path")
+    helper = tr.preamble_function("restore_checkpoint", lambda n: list(parse_template_module(
+        RESTORE, name=cst.Name(n), tf=cst.Name(tr.alias)).body), "restore_checkpoint")
+    names = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), v) for k, v in state.info["names"].items()])
+    tr.note("saver.restore → restore_checkpoint: by object for a TF 2 checkpoint, by TF 1.x's variable names "
+            "for a TF 1.x one")
+    return Other("host_call"), emit.call(cst.Name(helper), state.expr(), path, names)
+
+
+def checkpoint_exists(site: "CallSite"):
+    """`tf.train.checkpoint_exists(prefix)` (TF 1.x only): its test, files matching `prefix.index` or `prefix`."""
+    site.only({"checkpoint_prefix"}, 1)
+    prefix, _ = site.arg(0, "checkpoint_prefix")
+    if not isinstance(prefix, (cst.Name, cst.Attribute)):
+        site.refuse("tf.train.checkpoint_exists of an expression (it is read twice) is not converted")
+    return Other("host_call"), emit.expr("bool({tf}.io.gfile.glob({p} + \".index\") or {tf}.io.gfile.glob({p}))",
+                                         tf=site.tr.alias, p=prefix)
+
+
+CALLS = {"tensorflow.train.Saver": saver, "tensorflow.global_variables": global_variables,
+         "tensorflow.train.checkpoint_exists": checkpoint_exists}
+CREATORS = {"tensorflow.train.Saver"}
+METHODS = {("saver", "save"): save, ("saver", "restore"): restore}
+__all__ = ["CALLS", "METHODS", "StateRef"]

@@ -1,0 +1,156 @@
+"""Which construct module knows a TensorFlow call, method or attribute: the registry.
+
+`CALLS` maps a canonical qualified name (`tensorflow.layers.dense`) to its handler; `METHODS`
+maps (kind of the receiver, method name) to its handler (`("optimizer", "minimize")`);
+`CREATORS` lists the calls that create state (a helper containing one is read at its calls).
+A handler gets a `CallSite` and returns (abstract value, TF 2 node).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, session, summaries,
+                          training, variables)
+from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
+                                TFSymbol)
+from codemods.tf2.names import short
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite, Evaluator
+
+CALLS = {
+    **variables.CALLS,
+    **layers.CALLS,
+    **training.CALLS,
+    **contrib_training.CALLS,
+    **losses.CALLS,
+    **data.CALLS,
+    **summaries.CALLS,
+    **flags.CALLS,
+    **checkpoints.CALLS,
+    "tensorflow.clip_by_average_norm": ops.clip_by_average_norm,
+    "tensorflow.Session": lambda site: (Session(), site.node),
+    "tensorflow.InteractiveSession": lambda site: (Session(), site.node),
+    "tensorflow.ConfigProto": lambda site: (Other("config", {"drop": True, "what": "the session config"}), site.node),
+    "tensorflow.GPUOptions": lambda site: (Other("config", {"drop": True, "what": "the session config"}), site.node),
+    "tensorflow.Graph": lambda site: (Other("graph", {"drop": True, "what": "the graph"}), site.node),
+    "tensorflow.get_default_graph": lambda site: (Other("graph", {"drop": True, "what": "the graph"}), site.node),
+    "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
+                                                    site.node),
+}
+CREATORS = (variables.CREATORS | layers.CREATORS | training.CREATORS | contrib_training.CREATORS
+            | summaries.CREATORS | checkpoints.CREATORS | data.CREATORS)
+METHODS = {
+    **variables.METHODS,
+    **training.METHODS,
+    **session.METHODS,
+    **summaries.METHODS,
+    **checkpoints.METHODS,
+    **data.METHODS,
+    ("graph", "as_default"): lambda site: (Other("scope", {"enter": None, "leave": None}), site.node),
+}
+# Uncalled TensorFlow symbols a construct reads (kept as written; a leftover is caught at the end).
+REFERENCES = {q: (lambda ev, av, node: node) for q in (
+    "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
+    "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
+    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *training.OPTIMIZERS,
+)}
+
+
+def kind_of(av: AV) -> str:
+    if isinstance(av, (Tensor, Input)):
+        return "tensor"
+    if isinstance(av, StateRef):
+        return av.state.kind
+    if isinstance(av, Session):
+        return "session"
+    if isinstance(av, Op):
+        return "op"
+    if isinstance(av, Scope):
+        return "scope"
+    if isinstance(av, Other):
+        return av.kind
+    if isinstance(av, (Seq, Mapping)):
+        return "structure"
+    if isinstance(av, Instance):
+        return "instance"
+    return "host"
+
+
+def tf_call(site: "CallSite"):
+    return ops.tf_call(site)
+
+
+def attribute(ev: "Evaluator", base: AV, attr: str, node: cst.Attribute) -> tuple:
+    """`base.attr` (not a TensorFlow module member): a method to call later, or what it denotes."""
+    kind = kind_of(base)
+    if kind == "host":
+        return HOST, node
+    if kind == "session" and attr == "graph":
+        return Other("graph", {"drop": True, "what": "the graph"}), node
+    if kind in ("tensor", "variable") and attr in ("shape", "dtype"):
+        return Other(attr, {"of": base}), node
+    if kind in ("tensor", "variable") and attr in ("name", "op", "graph", "device"):
+        ev.tr.refuse(f"`{ev.tr.code(node)}`: TF 1.x graph names and ops have no TF 2 counterpart in a step")
+    if kind == "variable" and attr == "initializer":
+        return Op(variables.GraphOp("init", info={"of": base})), node
+    if kind == "scope" and attr in ("name", "original_name_scope"):  # `name=scope.name`: the scope's name
+        path = base.path + ("/" if attr == "original_name_scope" else "")
+        return HOST, cst.SimpleString(repr(path))
+    if kind == "iterator" and attr == "initializer":
+        return data.iterator_initializer(ev.tr, base.state, base.state.info["dataset"]), node
+    if kind == "dataset" and attr in ("output_types", "output_shapes", "output_classes"):
+        return Other("dataset_structure"), node
+    return Other("member", {"of": base, "attr": attr}), node
+
+
+def method(site: "CallSite"):
+    """`obj.attr(...)`: the construct for the receiver's kind, or a Python method of a host object."""
+    receiver = site.receiver
+    attr = site.qname[2:]
+    kind = kind_of(receiver)
+    handler = METHODS.get((kind, attr))
+    if handler is not None:
+        return handler(site)
+    if kind == "instance":
+        return site.tr.classes.call_method(site)
+    if kind in ("tensor",) and attr == "get_shape":
+        return Other("shape", {"of": receiver}), site.node
+    if kind in ("shape",) and attr == "as_list":
+        return HOST, site.node
+    if kind in ("variable",) and attr in ("assign", "assign_add", "assign_sub"):
+        return _assign(site)
+    if isinstance(receiver, Mapping) and attr in ("values", "keys", "items") and not site.node.args:
+        return (Seq(list(receiver.items), "list") if attr == "values" else HOST), site.node
+    if kind in ("host", "structure", "member"):
+        if any(site.ev.value_of(a.value).graph for a in site.node.args):
+            return Tensor(single=False), site.node
+        return (Tensor(single=False) if receiver.graph else HOST), site.node
+    site.refuse(f"`.{attr}(...)` of {kind} `{site.tr.code(site.original.func)}` is not converted")
+
+
+def _assign(site: "CallSite"):
+    """`v.assign(value)`: an op with an effect, run in the steps that fetch it (same method in TF 2)."""
+    name = site.ev.target
+    if name is None or site.original is not site.ev.top:
+        if any(site.ev.value_of(a.value).graph for a in site.node.args):
+            site.refuse("an assign op of a graph value, not bound to a name, is not converted")
+        # `sess.run(w.assign(100))`: TF 2 assigns eagerly, there, and the variable holds the value
+        return Op(variables.GraphOp("assign", info={"direct": site.node})), site.node
+    body = [cst.SimpleStatementLine([cst.Expr(site.node)])]
+    return Op(variables.GraphOp("assign", info={"body": body})), site.node
+
+
+def call_state(site: "CallSite"):
+    receiver = site.receiver
+    if isinstance(receiver, StateRef) and receiver.state.kind == "schedule":
+        return Tensor([]), site.node
+    if isinstance(receiver, StateRef) and receiver.state.kind == "layer" and receiver.state.info.get("keras"):
+        return layers.call_keras_layer(site)
+    site.refuse(f"calling `{site.tr.code(site.original.func)}` ({kind_of(receiver)}) is not converted")
+
+
+__all__ = ["CALLS", "CREATORS", "METHODS", "REFERENCES", "attribute", "method", "call_state", "tf_call",
+           "TFSymbol", "short"]

@@ -1,0 +1,353 @@
+"""One expression of the script: what it denotes (an abstract value) and its TF 2 form.
+
+`Evaluator` walks an expression bottom-up like Python would evaluate it while TF 1.x built
+its graph. Every name gets the abstract value it is bound to (a placeholder, a value, a piece
+of state, plain Python); every TensorFlow call is handed to the construct that knows it
+(`constructs.CALLS`: variables, layers, optimizers, data, summaries, ...) or, for a plain op,
+to `tf_api.to_tf2` (TF 2's name and arguments for the same meaning). The rewritten node comes
+back with its abstract value; calls that create state put that state in the program (through
+the `Translator`) and leave a reference in the expression.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from codemods.tf2 import shapes as shp
+from codemods.tf2 import constructs, flags, session
+from codemods.tf2.model import AV, HOST, Class, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor, TFSymbol
+from codemods.tf2.names import short
+from codemods.tf2.tf_api import NoTF2Mapping, reference_to_tf2, to_tf2
+
+if TYPE_CHECKING:
+    from codemods.tf2.interpret import Translator
+
+# Builtins that keep graph values in a Python structure (their result is a graph value too).
+STRUCTURAL = frozenset({"zip", "list", "tuple", "enumerate", "reversed", "sorted", "sum", "map", "filter", "dict",
+                        "max", "min", "iter", "next", "range"})
+STATIC = frozenset({"len", "isinstance", "print_shape", "type", "id", "hasattr", "getattr", "callable"})
+
+
+@dataclass
+class CallSite:
+    """A call being evaluated: what a construct handler gets."""
+
+    ev: "Evaluator"
+    qname: str                 # canonical qualified name (TF calls) or method name (`*.minimize`)
+    node: cst.Call             # the call with its arguments already rewritten
+    original: cst.Call
+    receiver: Optional[AV] = None  # for a method call: the object's abstract value
+
+    @property
+    def tr(self) -> "Translator":
+        return self.ev.tr
+
+    @property
+    def target(self) -> Optional[str]:
+        """The name this call's result is bound to, when the call is the whole right-hand side."""
+        return self.ev.target if self.original is self.ev.top else None
+
+    def arg(self, index: Optional[int], keyword: str) -> tuple:
+        """(node, abstract value) of argument `keyword` (or positional `index`), else (None, None)."""
+        for a in self.node.args:
+            if a.keyword is not None and a.keyword.value == keyword:
+                return a.value, self.ev.value_of(a.value)
+        positional = [a for a in self.node.args if a.keyword is None and not a.star]
+        if index is not None and 0 <= index < len(positional):
+            a = positional[index]
+            return a.value, self.ev.value_of(a.value)
+        return None, None
+
+    def keywords(self) -> set:
+        return {a.keyword.value for a in self.node.args if a.keyword is not None}
+
+    def positional(self) -> int:
+        return len([a for a in self.node.args if a.keyword is None])
+
+    def starred(self) -> bool:
+        return any(a.star for a in self.node.args)
+
+    def refuse(self, reason: str):
+        self.tr.refuse(reason)
+
+    def only(self, allowed: set, positional: int) -> None:
+        """Refuse arguments beyond `allowed` keywords and `positional` positional ones."""
+        extra = self.keywords() - allowed
+        if self.starred():
+            self.refuse(f"`{short(self.qname)}` with *args/**kwargs is not converted")
+        if extra or self.positional() > positional:
+            what = ", ".join(sorted(extra)) if extra else f"more than {positional} positional arguments"
+            self.refuse(f"`{short(self.qname)}` with {what}: not mapped")
+
+
+class Evaluator(cst.CSTTransformer):
+    """Evaluates and rewrites one expression (or the expressions of one statement)."""
+
+    def __init__(self, tr: "Translator", env: dict, target: Optional[str] = None):
+        super().__init__()
+        self.tr = tr
+        self.env = env
+        self.target = target            # the name the whole expression is bound to (`w = tf.Variable(...)`)
+        self.target_node = None         # the whole assignment target, when the expression is assigned
+        self.gradient_list = False      # the expression is a tf.gradients(...) list
+        self.zip_idiom = None           # (gradients name, loss, variables) of `g, v = zip(*opt.compute_gradients(...))`
+        self.top: Optional[cst.CSTNode] = None
+        self._av: dict = {}
+        self._alive: list = []
+        self._skip: set = set()         # attribute members, keywords, params: not names of the scope
+        self._inner: set = set()        # inner parts of attribute chains
+        self._funcs: set = set()        # nodes that are the func of a call
+        self._bound: list = []          # names bound by enclosing comprehensions/lambdas
+        self._loops: list = []          # the CompFor chains of the enclosing comprehensions
+        self._runs: set = set()         # session runs inside this expression
+        self._original: dict = {}       # id(original node) -> abstract value
+        self.uses: set = set()          # graph names read
+        self.grads: list = []           # losses this expression differentiates
+        self.gradient_calls = 0
+        self.train = None               # a train op built by this expression (training.TrainInfo)
+        self.sparse = False
+
+    # -- results ------------------------------------------------------------------------------
+    def evaluate(self, node: cst.BaseExpression) -> tuple:
+        """(abstract value, TF 2 node) of `node`."""
+        self.top = node
+        new = node.visit(self)
+        return self.value_of(new), new
+
+    def value_of(self, node: Optional[cst.CSTNode]) -> AV:
+        if node is None:
+            return HOST
+        return self._av.get(id(node), HOST)
+
+    def _set(self, node: cst.CSTNode, av: AV) -> cst.CSTNode:
+        self._av[id(node)] = av
+        self._alive.append(node)
+        return node
+
+    # -- contexts that are not loads ------------------------------------------------------------
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        self._skip.add(id(node.attr))
+        self._inner.add(id(node.value))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+        return True
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        if session.is_run(self.tr, node):  # its fetches and feeds are read by `session`, at this call
+            self._runs.add(id(node))
+            return False
+        self._funcs.add(id(node.func))
+        return True
+
+    def _comp_targets(self, for_in) -> set:
+        out = set()
+        while for_in is not None:
+            out |= {n.value for n in _names(for_in.target)}
+            for_in = for_in.inner_for_in
+        return out
+
+    def visit_ListComp(self, node) -> Optional[bool]:
+        self._bound.append(self._comp_targets(node.for_in))
+        self._loops.append(node.for_in)
+        return True
+
+    visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
+
+    def loop_iter(self, name: str):
+        """What `name` ranges over in an enclosing comprehension (innermost first), else None."""
+        for for_in in reversed(self._loops):
+            while for_in is not None:
+                if isinstance(for_in.target, cst.Name) and for_in.target.value == name:
+                    return for_in.iter
+                for_in = for_in.inner_for_in
+        return None
+
+    def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
+        params = {p.name.value for p in node.params.params}
+        for p in node.params.params:
+            self._skip.add(id(p.name))
+        self._bound.append(params)
+        return True
+
+    def visit_Param(self, node: cst.Param) -> Optional[bool]:
+        self._skip.add(id(node.name))
+        return True
+
+    def _comprehension(self, original, updated):
+        self._bound.pop()
+        self._loops.pop()
+        return self._set(updated, Tensor(single=False) if self._any_graph(updated) else HOST)
+
+    leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _comprehension
+
+    def leave_Lambda(self, original, updated):
+        self._bound.pop()
+        return self._set(updated, HOST)
+
+    # -- names and attributes --------------------------------------------------------------------
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        if id(original) in self._skip:
+            return updated
+        name = original.value
+        if any(name in b for b in self._bound):
+            return self._set(updated, HOST)
+        av = self.env.get(name)
+        if av is None:
+            q = self.tr.names.qualified(original)
+            av = TFSymbol(q) if q is not None and self.tr.names.is_tf(original) else HOST
+        if av.graph or isinstance(av, StateRef):
+            self.uses.add(name)
+        if isinstance(av, StateRef) and av.state.kind == "schedule":
+            return self._set(cst.Call(func=av.state.expr(), args=[cst.Arg(av.state.info["step"])]), av)
+        if isinstance(av, StateRef) and av.state.ref is not None and av.state.name == name:
+            return self._set(av.state.ref, av)
+        if isinstance(av, TFSymbol):
+            return self._set(self._reference(original, updated, av), av)
+        return self._set(updated, av)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        base = self.value_of(updated.value)
+        attr = original.attr.value
+        if isinstance(base, TFSymbol):
+            av = TFSymbol(f"{base.qname}.{attr}")
+            return self._set(self._reference(original, updated, av), av)
+        if isinstance(base, Instance):
+            av, new = self.tr.classes.attribute(self, base, attr, updated)
+            return self._set(new, av)
+        av, new = constructs.attribute(self, base, attr, updated)
+        return self._set(new, av)
+
+    def _reference(self, original, updated, av: TFSymbol):
+        """An uncalled TensorFlow symbol (`tf.nn.relu`, `tf.float32`) → its TF 2 spelling."""
+        if id(original) in self._inner or id(original) in self._funcs:
+            return updated
+        if av.qname in constructs.REFERENCES:
+            return constructs.REFERENCES[av.qname](self, av, updated)
+        if flags.is_flags(av.qname):
+            return flags.reference(self, av.qname)
+        try:
+            new = reference_to_tf2(short(av.qname))
+        except NoTF2Mapping as exc:
+            self.tr.refuse(exc.reason)
+        return self.tr.tf(new)
+
+    # -- calls -------------------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if id(original) in self._runs:
+            av, new = session.run_call(CallSite(self, "*.run", updated, original))
+            return self._set(new, av)
+        func = self.value_of(updated.func)
+        if isinstance(func, TFSymbol):
+            site = CallSite(self, func.qname, updated, original)
+            handler = constructs.CALLS.get(func.qname)
+            av, new = handler(site) if handler is not None else constructs.tf_call(site)
+        elif isinstance(func, Func):
+            av, new = self.tr.helper_call(CallSite(self, func.node.name.value, updated, original), func)
+        elif isinstance(func, Class):
+            av, new = self.tr.classes.instantiate(CallSite(self, func.node.name.value, updated, original), func)
+        elif isinstance(func, Other) and func.kind == "member":
+            site = CallSite(self, "*." + func.info["attr"], updated, original, receiver=func.info["of"])
+            av, new = constructs.method(site)
+        elif isinstance(func, StateRef):
+            av, new = constructs.call_state(CallSite(self, "*.__call__", updated, original, receiver=func))
+        else:
+            av, new = self._host_call(original, updated)
+        return self._set(new, av)
+
+    def _host_call(self, original: cst.Call, updated: cst.Call) -> tuple:
+        args = [self.value_of(a.value) for a in updated.args]
+        if not any(a.graph for a in args):
+            return HOST, updated
+        name = original.func.value if isinstance(original.func, cst.Name) else None
+        if name in STATIC or name == "print" and "print" not in self.env:  # the statement decides on a print
+            return HOST, updated
+        if name in STRUCTURAL and name not in self.env:
+            return Tensor(), updated
+        what = name or self.tr.code(original.func)
+        self.tr.refuse(f"`{what}(...)` is given graph values while the graph is built: TF 2 has no symbolic "
+                       "tensors outside a step function")
+
+    # -- everything else: a graph value if any part is one ------------------------------------------
+    def _any_graph(self, node: cst.CSTNode) -> bool:
+        return any(self.value_of(c).graph for c in node.children)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+        base = self.value_of(updated.value)
+        index = updated.slice[0].slice if len(updated.slice) == 1 else None
+        key = index.value if isinstance(index, cst.Index) else None
+        if isinstance(base, Seq) and shp.literal(key) is not None and -len(base.items) <= shp.literal(key) < len(base.items):
+            return self._set(updated, base.items[shp.literal(key)])
+        if isinstance(base, Mapping) and isinstance(key, cst.SimpleString):
+            for k, v in zip(base.keys, base.items):
+                if isinstance(k, cst.SimpleString) and k.evaluated_value == key.evaluated_value:
+                    return self._set(updated, v)
+        if isinstance(base, (Tensor, Input)) or (isinstance(base, StateRef) and base.graph):
+            shape = _shape(base)
+            if shape is not None and isinstance(key, cst.Integer) and len(updated.slice) == 1:
+                shape = shape[1:]
+            elif not (len(updated.slice) == 1 and isinstance(index, cst.Slice)):
+                shape = None
+            return self._set(updated, Tensor(shape))
+        graph = any(self.value_of(s.slice.value).graph for s in updated.slice if isinstance(s.slice, cst.Index))
+        return self._set(updated, Tensor() if base.graph or graph else HOST)
+
+    def leave_BinaryOperation(self, original, updated):
+        left, right = self.value_of(updated.left), self.value_of(updated.right)
+        if not (left.graph or right.graph):
+            return self._set(updated, HOST)
+        shape = shp.broadcast(_shape(left), _shape(right))
+        return self._set(updated, Tensor(shape))
+
+    def leave_UnaryOperation(self, original, updated):
+        inner = self.value_of(updated.expression)
+        return self._set(updated, Tensor(_shape(inner)) if inner.graph else HOST)
+
+    def leave_List(self, original, updated):
+        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], "list"))
+
+    def leave_Tuple(self, original, updated):
+        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], "tuple"))
+
+    def leave_Dict(self, original, updated):
+        keys, items = [], []
+        for e in updated.elements:
+            if not isinstance(e, cst.DictElement):
+                return self._set(updated, Tensor() if self._any_graph(updated) else HOST)
+            keys.append(e.key)
+            items.append(self.value_of(e.value))
+        return self._set(updated, Mapping(keys, items))
+
+    def on_leave(self, original_node, updated_node):
+        new = super().on_leave(original_node, updated_node)
+        if isinstance(new, cst.CSTNode) and id(new) not in self._av and isinstance(new, cst.BaseExpression):
+            if self._any_graph(new):
+                self._set(new, Tensor())
+        if isinstance(new, cst.CSTNode):
+            self._original[id(original_node)] = self.value_of(new)
+            self._alive.append(original_node)
+        return new
+
+    def value_of_original(self, node: cst.CSTNode) -> AV:
+        """The abstract value of an input node already evaluated (e.g. a comprehension's iterable)."""
+        return self._original.get(id(node), HOST)
+
+    def leave_Element(self, original, updated):
+        return updated
+
+
+def _names(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+_shape = shp.of

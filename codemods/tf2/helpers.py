@@ -1,0 +1,386 @@
+"""The script's own functions, as the graph code uses them.
+
+TF 1.x ran a helper's body each time it was called while the graph was built, so a helper is
+read at each call, for what that call did:
+- a helper that only computes values from its arguments (`def model(X, w, ...)`) is kept and
+  called inside the steps (its TF calls rewritten to TF 2);
+- a helper that creates state (`init_weights`, a layer-building `generator(z)`) is read at each
+  call as if its body stood there (`inline`): each call creates its own state, or finds the
+  state it reuses (`reuse=True`), exactly as TF 1.x did; values it computes go into the steps;
+- a function that runs the session (`main()`, `train()`) is read where it is first called, as
+  a region of its own: its state is created in it, its step functions are defined in it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from codemods.tf2.emit import code
+from codemods.tf2.model import HOST, Func, Input, Op, Session, StateRef, Tensor
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.interpret import Translator
+
+# Calls and methods that create graph state or ops with effects (a helper containing one is inlined).
+STATE_METHODS = frozenset({"minimize", "apply_gradients", "compute_gradients", "make_one_shot_iterator",
+                           "make_initializable_iterator", "get_next", "make_initializer", "reuse_variables"})
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def names_of(node) -> set:
+    """Every name of the scope used under `node` (attribute members and keywords are not names)."""
+    out = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)  # its member is not a name
+        elif isinstance(n, cst.Arg):
+            stack.append(n.value)  # nor is a keyword
+        else:
+            stack.extend(n.children)
+    return out
+
+
+def _target_names(target) -> set:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for el in target.elements for n in _target_names(el.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def walk_statements(node):
+    """Every statement under `node` (compound ones and their blocks included)."""
+    for n in _walk(node):
+        if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            yield n
+
+
+def assignments(st):
+    """(target, value) of the assignments a simple statement line makes (for targets of `for`: value None)."""
+    if isinstance(st, cst.SimpleStatementLine):
+        for small in st.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    yield t.target, small.value
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                yield small.target, None
+    elif isinstance(st, cst.For):
+        yield st.target, None
+
+
+def bound_names(node) -> set:
+    """Names a statement binds (assignment, for, with ... as, augmented assignment targets)."""
+    out = set()
+    for n in _walk(node):
+        if isinstance(n, cst.AssignTarget):
+            out |= _target_names(n.target)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            out |= _target_names(n.target)
+        elif isinstance(n, cst.AsName):
+            out |= _target_names(n.name)
+        elif isinstance(n, cst.NamedExpr):
+            out |= _target_names(n.target)
+    return out
+
+
+def function_locals(fn: cst.FunctionDef) -> set:
+    params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.add(star.name.value)
+    declared = set()
+    for n in _walk(fn.body):
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            declared |= {a.name.value for a in n.names}
+    return (params | bound_names(fn.body)) - declared
+
+
+def taken_names(module: cst.Module) -> set:
+    """Names generated code must not take: every name used outside the functions' own locals."""
+    taken = set()
+    for st in module.body:
+        if isinstance(st, cst.FunctionDef):
+            taken.add(st.name.value)
+            taken |= names_of(st) - function_locals(st)
+        else:
+            taken |= names_of(st)
+    return taken | {"tf", "np", "tape", "self"}
+
+
+def is_main_guard(st: cst.If) -> bool:
+    test = st.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    sides = {code(left), code(right)}
+    return isinstance(test.comparisons[0].operator, cst.Equal) and "__name__" in sides and (
+        "'__main__'" in sides or '"__main__"' in sides)
+
+
+def mentions_tf(tr: "Translator", node) -> bool:
+    return any(isinstance(n, (cst.Name, cst.Attribute)) and tr.names.is_tf(n) for n in _walk(node))
+
+
+def runs_session(tr: "Translator", node) -> bool:
+    for n in _walk(node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            attr = n.func.attr.value
+            if attr == "eval":
+                return True
+            if attr == "run" and isinstance(n.func.value, cst.Name) and isinstance(tr.env.get(n.func.value.value),
+                                                                                      (Session, Op)):
+                return True
+            if attr == "run" and isinstance(n.func.value, cst.Call) and tr.names.is_tf(n.func.value.func):
+                return True
+        if isinstance(n, cst.Call) and tr.names.qualified(n.func) in ("tensorflow.Session",
+                                                                       "tensorflow.InteractiveSession"):
+            return True
+    return False
+
+
+def reads_graph(tr: "Translator", node) -> bool:
+    graph = tr.graph_names()
+    return bool(names_of(node) & graph) or any(
+        isinstance(n, cst.Call) and tr.names.is_tf(n.func) for n in _walk(node))
+
+
+@dataclass
+class Info:
+    creates_state: bool = False
+    session: bool = False
+    reads_graph_globals: set = field(default_factory=set)
+    uses_tf: bool = False
+
+
+class _Rename(cst.CSTTransformer):
+    """Parameters → the call's arguments, locals → fresh names; statements keep their input line."""
+
+    def __init__(self, values: dict, tr: "Translator"):
+        super().__init__()
+        self.values, self.tr = values, tr
+        self._skip: set = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def leave_Name(self, original, updated):
+        if id(original) in self._skip or original.value not in self.values:
+            return updated
+        return self.values[original.value]
+
+    def on_leave(self, original, updated):
+        new = super().on_leave(original, updated)
+        if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.tr.origins[id(new)] = self.tr.line_of(original)
+        return new
+
+
+class Functions:
+    def __init__(self, tr: "Translator"):
+        self.tr = tr
+        self.defs: dict = {}          # name -> FunctionDef at the region's level
+        self.inlined_calls: dict = {}  # name -> number of calls read as inlined
+        self.pure: set = set()        # helpers called inside the steps
+        self.walked: dict = {}        # name -> the def with its body read as a region
+        self._walking: set = set()
+
+    # -- analysis -------------------------------------------------------------------------------
+    def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> Info:
+        from codemods.tf2.constructs import CREATORS
+        seen = (seen or set()) | {fn.name.value}
+        info = Info()
+        local = function_locals(fn)
+        for n in _walk(fn.body):
+            if isinstance(n, cst.Call):
+                q = self.tr.names.qualified(n.func)
+                if q is not None:
+                    info.uses_tf = info.uses_tf or q.split(".")[0] in ("tensorflow", "slim")
+                    if q in CREATORS:
+                        info.creates_state = True
+                    if q in ("tensorflow.Session", "tensorflow.InteractiveSession"):
+                        info.session = True
+                elif isinstance(n.func, cst.Attribute) and n.func.attr.value in STATE_METHODS:
+                    info.creates_state = True
+                elif isinstance(n.func, cst.Name) and n.func.value not in seen:
+                    inner = self.tr.env.get(n.func.value)
+                    if isinstance(inner, Func) and n.func.value not in local:
+                        sub = self.analyze(inner.node, seen)
+                        info.creates_state |= sub.creates_state
+                        info.session |= sub.session
+                        info.uses_tf |= sub.uses_tf
+                        info.reads_graph_globals |= sub.reads_graph_globals
+            if isinstance(n, cst.Attribute) and n.attr.value in ("eval",) or (
+                    isinstance(n, cst.Attribute) and n.attr.value == "run" and isinstance(n.value, cst.Name)
+                    and isinstance(self.tr.env.get(n.value.value), Session)):
+                info.session = True
+            if isinstance(n, (cst.Name, cst.Attribute)) and self.tr.names.is_tf(n):
+                info.uses_tf = True
+        for name in names_of(fn.body) - local:
+            av = self.tr.env.get(name)
+            if isinstance(av, (Input, Tensor, Op)):
+                info.reads_graph_globals.add(name)
+        return info
+
+    # -- definitions ------------------------------------------------------------------------------
+    def define(self, st: cst.FunctionDef, out: list) -> None:
+        self.tr.env[st.name.value] = Func(st)
+        self.defs[st.name.value] = st
+        out.append(st)
+
+    def inlined(self, value: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The helper to read inline at this statement-level call, if it must be (it creates state,
+        or reads graph values of the module that a step function has as locals)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        func = self.tr.env.get(value.func.value)
+        if not isinstance(func, Func):
+            return None
+        info = self.analyze(func.node)
+        if info.session:
+            return None
+        if info.creates_state or info.reads_graph_globals:
+            return func.node
+        return None
+
+    def helper_call(self, site: "CallSite", func: Func) -> tuple:
+        fn = func.node
+        name = fn.name.value
+        info = self.analyze(fn)
+        if info.session:
+            self.walk_program(fn)
+            return HOST, site.node
+        if info.creates_state or info.reads_graph_globals:
+            self.tr.refuse(f"helper `{name}` creates state (or reads graph values of the module) and is called "
+                           "inside an expression: it is converted when called as a statement (`x = "
+                           f"{name}(...)`)")
+        args_graph = any(site.ev.value_of(a.value).graph or isinstance(site.ev.value_of(a.value), StateRef)
+                         for a in site.node.args)
+        if info.uses_tf or args_graph:
+            self.pure.add(name)
+            return Tensor(), site.node
+        return HOST, site.node
+
+    def walk_program(self, fn: cst.FunctionDef) -> None:
+        """A function that runs the session: its body read as a region, where it is first called."""
+        name = fn.name.value
+        if name in self.walked or name in self._walking:
+            return
+        self._walking.add(name)
+        saved, saved_locals = self.tr.env, self.tr.region_locals
+        env = dict(saved)
+        for p in function_locals(fn):
+            env.pop(p, None)
+        self.tr.env, self.tr.region_locals = env, function_locals(fn)
+        body: list = []
+        try:
+            self.tr.block(list(fn.body.body), body, region=True)
+        finally:
+            self.tr.env, self.tr.region_locals = saved, saved_locals
+            self._walking.discard(name)
+        self.walked[name] = fn.with_changes(body=fn.body.with_changes(body=body))
+
+    # -- inlining ----------------------------------------------------------------------------------
+    def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
+        from codemods.tf2.inline import inline_call
+        name = fn.name.value
+        self.inlined_calls[name] = self.inlined_calls.get(name, 0) + 1
+        self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there, creating state")
+        return inline_call(self.tr, st, fn, call, target)
+
+    # -- the end ----------------------------------------------------------------------------------
+    def finish(self, out: list) -> list:
+        """The region's definitions as they end up: walked, rewritten for the steps, or gone."""
+        uses: dict = {}
+        for st in out:
+            if isinstance(st, cst.FunctionDef) and self.defs.get(st.name.value) is st:
+                continue
+            for n in names_of(st):
+                uses[n] = uses.get(n, 0) + 1
+        new = []
+        for st in out:
+            name = st.name.value if isinstance(st, cst.FunctionDef) else None
+            if name is None or self.defs.get(name) is not st:
+                new.append(st)
+                continue
+            if name in self.walked:
+                new.append(self.walked[name])
+            elif name in self.inlined_calls and not uses.get(name) and name not in self.pure:
+                continue
+            elif name in self.pure or self.analyze(st).uses_tf:
+                new.append(self.rewrite(st))
+            else:
+                new.append(st)
+        return new
+
+    def rewrite(self, fn: cst.FunctionDef) -> cst.FunctionDef:
+        """A helper kept as it is: its TensorFlow calls in their TF 2 form."""
+        from codemods.tf2.expressions import Evaluator
+        env = dict(self.tr.env)
+        for p in function_locals(fn):
+            env[p] = Tensor()
+        ev = Evaluator(self.tr, env)
+        saved_line = self.tr.line
+        self.tr.line = self.tr.line_of(fn)
+        body = fn.body.visit(ev)
+        self.tr.line = saved_line
+        if self.tr.pending:
+            self.tr.refuse(f"helper `{fn.name.value}` creates state where it is not read as a call")
+        return fn.with_changes(body=body)
+
+
+def add_preamble(body: list, preamble: list, imports: set, names) -> list:
+    """`body` with `imports` it lacks and the `preamble` definitions after its imports."""
+    if not preamble and not imports:
+        return body
+    have = {dotted for local, dotted in names.bindings.items() if local == dotted}
+    new_imports = []
+    for m in sorted(imports - have):
+        if m.startswith("absl:"):
+            _, module, local = m.split(":")
+            alias = cst.ImportAlias(cst.Name(module), asname=None if local == module else
+                                    cst.AsName(cst.Name(local)))
+            new_imports.append(cst.SimpleStatementLine([cst.ImportFrom(module=cst.Name("absl"), names=[alias])]))
+        else:
+            new_imports.append(cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(m))])]))
+    defined = set()
+    for d in preamble:
+        if isinstance(d, (cst.FunctionDef, cst.ClassDef)):
+            defined.add(d.name.value)
+    first_use = next((i for i, st in enumerate(body) if names_of(st) & defined), len(body))
+    last = -1
+    for i, st in enumerate(body[:first_use]):  # after the imports the definitions need (TensorFlow's)
+        if isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
+            last = i
+    start = last + 1 if last >= 0 else (1 if body and _is_docstring(body[0]) else 0)
+    defs = [d.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) if isinstance(
+        d, (cst.FunctionDef, cst.ClassDef)) else d for d in preamble]
+    rest = body[start:]
+    if rest and defs:
+        rest[0] = rest[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *[
+            line for line in rest[0].leading_lines if line.comment is not None]])
+    return body[:start] + new_imports + defs + rest
+
+
+def _is_docstring(st) -> bool:
+    return (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Expr)
+            and isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

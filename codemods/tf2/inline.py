@@ -1,0 +1,178 @@
+"""A helper's body read at one call, as TF 1.x ran it there.
+
+`inline_call` gives the statements the call stands for: the arguments bound to the
+parameters (a name or a literal is put in place of the parameter; any other argument is
+evaluated once, into a fresh name, as Python did), every local renamed to a name free in the
+program, `if` tests that are constant once the arguments are in (`if reuse:`) decided, and
+the final `return value` bound to the call's target. The translator then reads them like any
+other statements: state is created once per call (or found again under `reuse`), values go
+into the step functions.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from codemods.tf2.emit import code
+from codemods.tf2.helpers import _Rename, function_locals, names_of
+
+if TYPE_CHECKING:
+    from codemods.tf2.interpret import Translator
+
+
+def _simple(node: cst.BaseExpression) -> bool:
+    """A value that reads the same wherever it is evaluated in the body (no effects, no rebinding)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Name)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    if isinstance(node, cst.Attribute):
+        return isinstance(node.value, (cst.Name, cst.Attribute)) and _simple(node.value)
+    return False
+
+
+def _constant(node: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a test that is constant (after the arguments are in), else None."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return float(node.value) != 0
+    if isinstance(node, cst.SimpleString):
+        return bool(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = _constant(node.expression)
+        return None if inner is None else not inner
+    if (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(node.comparisons[0].comparator, cst.Name) and node.comparisons[0].comparator.value == "None"):
+        left = node.left
+        if isinstance(left, cst.Name) and left.value in ("True", "False", "None") or isinstance(
+                left, (cst.Integer, cst.Float, cst.SimpleString)):
+            is_none = isinstance(left, cst.Name) and left.value == "None"
+            return is_none if isinstance(node.comparisons[0].operator, cst.Is) else not is_none
+    return None
+
+
+class _Decide(cst.CSTTransformer):
+    """`if <constant>:` → the branch taken (its statements in place of the `if`)."""
+
+    def leave_If(self, original, updated):
+        truth = _constant(updated.test)
+        if truth is None:
+            return updated
+        if truth:
+            return cst.FlattenSentinel(list(updated.body.body))
+        if updated.orelse is None:
+            return cst.RemoveFromParent()
+        if isinstance(updated.orelse, cst.If):
+            return updated.orelse
+        return cst.FlattenSentinel(list(updated.orelse.body.body))
+
+
+def _bind_return(stmts: list, target, tr: "Translator", fn_name: str) -> list:
+    """The final `return value` (also as the last statement of a trailing `with`) → `target = value`."""
+    if not stmts:
+        return stmts
+    last = stmts[-1]
+    if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock):
+        inner = _bind_return(list(last.body.body), target, tr, fn_name)
+        new = last.with_changes(body=last.body.with_changes(body=inner or [cst.SimpleStatementLine([cst.Pass()])]))
+        tr.origins[id(new)] = tr.line_of(last)
+        return stmts[:-1] + [new]
+    if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return):
+        value = last.body[0].value
+        if value is None or target is None:
+            new = cst.SimpleStatementLine([cst.Expr(value)], leading_lines=last.leading_lines) if value else None
+        else:
+            new = last.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
+        if new is None:
+            return stmts[:-1]
+        tr.origins[id(new)] = tr.line_of(last)
+        return stmts[:-1] + [new]
+    return stmts
+
+
+def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
+    name = fn.name.value
+    ps = fn.params
+    if (fn.decorators or fn.asynchronous or isinstance(ps.star_arg, cst.Param) or ps.kwonly_params
+            or ps.star_kwarg or ps.posonly_params or not isinstance(fn.body, cst.IndentedBlock)):
+        tr.refuse(f"helper `{name}` (decorated, with *args/**kwargs or keyword-only parameters) is not read "
+                  "at its calls")
+    for n in _walk_all(fn.body):
+        if isinstance(n, (cst.Yield, cst.Await, cst.FunctionDef, cst.ClassDef, cst.Global, cst.Nonlocal,
+                          cst.Lambda, cst.Del)):
+            tr.refuse(f"helper `{name}`: `{code(n).strip().splitlines()[0]}` inside it is not read at its calls",
+                      tr.line_of(n) if isinstance(n, cst.BaseStatement) else tr.line_of(fn))
+    params = [p.name.value for p in ps.params]
+    given: dict = {}
+    for k, a in enumerate(call.args):
+        if a.star:
+            tr.refuse(f"`{name}(*args/**kwargs)` is not read at its calls")
+        p = params[k] if a.keyword is None and k < len(params) else (a.keyword.value if a.keyword else None)
+        if p not in params or p in given:
+            tr.refuse(f"the arguments of `{name}(...)` do not match its parameters")
+        given[p] = a.value
+    for p in ps.params:
+        if p.name.value not in given:
+            if p.default is None:
+                tr.refuse(f"`{name}(...)` is called without `{p.name.value}`")
+            given[p.name.value] = p.default
+    local = function_locals(fn)
+    rebound = (local - set(params)) | {p for p in params if p in _assigned(fn.body)}
+    values: dict = {}
+    prologue = []
+    for p in params:
+        arg = given[p]
+        if _simple(arg) and p not in rebound:
+            values[p] = arg
+        else:
+            fresh = tr.namer.fresh(p)
+            values[p] = cst.Name(fresh)
+            bind = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(cst.Name(fresh))], value=arg)])
+            tr.origins[id(bind)] = tr.line
+            prologue.append(bind)
+    for n in sorted(local - set(params) - {"_"}):
+        values[n] = cst.Name(tr.namer.fresh(n))
+    free = names_of(fn.body) - local
+    shadowed = free & tr.region_locals
+    if shadowed:
+        tr.refuse(f"helper `{name}` reads {', '.join(sorted(shadowed))} of the module, which the calling function "
+                  "binds itself: reading it there would change what the names mean")
+    stmts = list(fn.body.body)
+    if stmts and isinstance(stmts[0], cst.SimpleStatementLine) and isinstance(stmts[0].body[0], cst.Expr) and \
+            isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        stmts = stmts[1:]  # the docstring
+    renamer = _Rename(values, tr)
+    body = []
+    for s in stmts:
+        renamed = s.visit(renamer)
+        new = renamed.visit(_Decide())
+        if isinstance(new, cst.FlattenSentinel):
+            body.extend(new.nodes)
+        elif not isinstance(new, cst.RemovalSentinel):
+            tr.origins[id(new)] = tr.line_of(s)
+            body.append(new)
+    body = _bind_return(body, target, tr, name)
+    for n in _walk_all(cst.Module(body=body)):
+        if isinstance(n, cst.Return):
+            tr.refuse(f"helper `{name}` returns before its end (after its constant conditions are decided): "
+                      "not read at its calls", tr.line_of(fn))
+    out = prologue + body
+    if out:
+        first = out[0].with_changes(leading_lines=[*st.leading_lines, *out[0].leading_lines])
+        tr.origins[id(first)] = tr.origins.get(id(out[0]), tr.line)
+        out[0] = first
+    return out
+
+
+def _assigned(body) -> set:
+    from codemods.tf2.helpers import bound_names
+    return bound_names(body)
+
+
+def _walk_all(node):
+    yield node
+    for child in node.children:
+        yield from _walk_all(child)

@@ -1,0 +1,617 @@
+"""Reading a TF 1.x program into the model, statement by statement, and writing its TF 2 form.
+
+`Translator.run` walks the module the way Python runs it while TF 1.x builds the graph:
+each statement's expressions are evaluated (`expressions.Evaluator`) and the statement becomes
+- **state** (a `tf.Variable`, a Keras layer, an optimizer, ...): its TF 2 creation, in place;
+- **an input** (`tf.placeholder`): nothing in place; an argument of the step functions;
+- **a value** (`Comp`): nothing in place; recomputed in each step function that needs it;
+- **host code** (plain Python, the training loop): kept, with each `sess.run(...)` turned
+  into a call of the step function for that fetch set (`session`), defined just before the
+  statement that first calls it.
+Helpers that create state are read at their calls (`helpers`); blocks that only scope names
+(`with tf.variable_scope(...)`, `with tf.Session() as sess:`) are read through. Whatever cannot
+be decided exactly raises `Refuse(line, reason)`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from codemods.tf2 import builds, classes, helpers, session, steps
+from codemods.tf2._base import Note, Refuse
+from codemods.tf2 import emit
+from codemods.tf2.emit import Namer, code
+from codemods.tf2.expressions import Evaluator
+from codemods.tf2.model import (AV, HOST, Comp, Func, Input, Instance, Mapping, Op, Other, Placeholder, Seq, Session,
+                                State, StateRef, Tensor)
+from codemods.tf2.names import ImportTable, tf_expr
+from codemods.tf2.scopes import VarScopes
+
+RULE = "tf2"
+
+
+class Translator:
+    """The state of one file's translation: its model and its output."""
+
+    def __init__(self, module: cst.Module, names: ImportTable):
+        self.module = module
+        self.names = names
+        self.alias = names.tf_name()
+        self.namer = Namer(helpers.taken_names(module))
+        self.env: dict = {}
+        self.states: list = []
+        self.placeholders: dict = {}
+        self.comps: list = []
+        self.notes: list = []
+        self.scopes = VarScopes()
+        self.pending: list = []          # state statements made while evaluating the current statement
+        self.line = 0
+        self.origins: dict = {}          # id(generated statement) -> line of the input it comes from
+        self.steps = steps.Steps(self)
+        self.control: list = []          # names of ops under `with tf.control_dependencies(...)`
+        self.loop_depth = 0
+        self.functions = helpers.Functions(self)
+        self.classes = classes.Classes(self)
+        self.new_steps: list = []        # step definitions waiting for their place
+        self.emitted: dict = {}          # construct -> definitions emitted once at module level
+        self.runs_seen = False           # a step has been called (an initializer after it re-initializes)
+        self.carry: list = []            # blank lines of removed statements, for the next one kept
+        self._assigned = None            # name -> values it is assigned in the file (bindings_of)
+        self.region_locals: set = set()  # names local to the function being read as a region
+        self.graph_seed = None           # the argument of tf.set_random_seed, once seen
+        self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
+        self.feeds: set = set()          # names bound to feed dicts (read where they are fed)
+        self.sessions: set = set()       # names bound to the Session (gone in TF 2)
+        self.losses: list = []           # the LOSSES collection: names of the tf.losses results
+        self.summaries: list = []        # the SUMMARIES collection: (tag, kind, value name, max_outputs)
+        self.bindings: dict = {}         # what the targets of the current sess.run denote (fetched summaries)
+        self.gradient_lists: set = set() # names bound to a tf.gradients(...) result
+        self.preamble: list = []         # definitions that go after the imports
+        self.imports: set = set()        # modules the output needs imported
+
+    # -- errors, notes, small builders ------------------------------------------------------------
+    def refuse(self, reason: str, line: Optional[int] = None):
+        raise Refuse(self.line if line is None else line, reason)
+
+    def note(self, message: str, line: Optional[int] = None) -> None:
+        n = Note(self.line if line is None else line, RULE, "change", message)
+        if n not in self.notes:
+            self.notes.append(n)
+
+    def tf(self, qname: str) -> cst.BaseExpression:
+        return tf_expr(self.alias, qname)
+
+    @staticmethod
+    def code(node: cst.CSTNode) -> str:
+        return code(node)
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.origins.get(id(node)) or self.names.line(node) or self.line
+
+    # -- the model --------------------------------------------------------------------------------
+    def add_state(self, state: State, statements: list) -> StateRef:
+        """`state` is created here: its TF 2 statements go in place, before the current statement
+        (inside a method: on the instance, `self.<name>`)."""
+        ref = self.classes.state_ref(state.name)
+        if ref is not None and state.ref is None:
+            mapping = {state.name: ref}
+            statements = [classes.replace_names(st, mapping) for st in statements]
+            state.ref = ref
+            if state.variables is not None:
+                state.variables = classes.replace_names(state.variables, mapping)
+            if "vars" in state.info:
+                state.info["vars"] = [(n, classes.replace_names(e, mapping)) for n, e in state.info["vars"]]
+            self.classes.frame.instance.attrs[ref.attr.value] = StateRef(state)
+            state.info["owner"] = (self.classes.frame.instance, self.classes.frame.self_name)
+        self.states.append(state)
+        self.pending.extend(statements)
+        self.namer.claim(state.name)
+        return StateRef(state)
+
+    def trainable(self) -> list:
+        return [s for s in self.states if s.trainable]
+
+    def add_comp(self, body: list, defs: set, uses: set, **kw) -> Comp:
+        body, frame = self.classes.promote(body)
+        read = helpers.names_of(cst.Module(body=body)) & (self.graph_names() | set(self.placeholders))
+        comp = Comp(len(self.comps), self.line, body, set(defs), set(uses) | read, **kw)
+        if frame is not None:
+            comp.owner = (frame.instance, frame.self_name)
+        self.comps.append(comp)
+        return comp
+
+    def bindings_of(self, name: str) -> list:
+        """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""
+        if self._assigned is None:
+            self._assigned = {}
+            for st in helpers.walk_statements(self.module):
+                for target, value in helpers.assignments(st):
+                    if isinstance(target, cst.Name):
+                        self._assigned.setdefault(target.value, []).append(value)
+        return self._assigned.get(name, [])
+
+    def host_literal(self, name: str):
+        """The literal a module-level name is bound to once, and never rebound (else None)."""
+        found = self.bindings_of(name)
+        if len(found) == 1 and isinstance(found[0], (cst.Integer, cst.Float, cst.SimpleString)):
+            return found[0]
+        return None
+
+    def numpy_name(self) -> str:
+        return self.module_name("numpy")
+
+    def module_name(self, module: str) -> str:
+        """The script's name for a module (an `import <module>` is added when it has none)."""
+        for local, dotted in self.names.bindings.items():
+            if dotted == module:
+                return local
+        self.imports.add(module)
+        return module
+
+    def absl(self, module: str) -> str:
+        """The output's name for `from absl import <module>` (added once; `absl_<module>` if taken)."""
+        key = f"absl:{module}"
+        if key not in self.emitted:
+            local = module if module not in self.namer.taken else self.namer.fresh(f"absl_{module}")
+            self.namer.claim(local)
+            self.emitted[key] = local
+            self.imports.add(f"absl:{module}:{local}")
+        return self.emitted[key]
+
+    def preamble_function(self, key: str, make, preferred: str, imports=()) -> str:
+        """Definitions written once into the script after its imports (e.g. the MNIST reader); their name."""
+        if key not in self.emitted:
+            name = self.namer.fresh(preferred)
+            self.emitted[key] = name
+            self.preamble.extend(make(name))
+            self.imports.update(imports)
+        return self.emitted[key]
+
+    def helper_call(self, site, func: Func):
+        return self.functions.helper_call(site, func)
+
+    def placeholder(self, ph: Placeholder) -> Input:
+        if ph.name in self.placeholders:
+            self.refuse(f"placeholder name `{ph.name}` is used for two placeholders: the step functions' "
+                        "arguments would clash")
+        self.placeholders[ph.name] = ph
+        return Input(ph)
+
+    # -- walking ----------------------------------------------------------------------------------
+    def run(self) -> cst.Module:
+        out: list = []
+        self.block(list(self.module.body), out, region=True)
+        out = self.classes.finish(out)
+        out = self.functions.finish(out)
+        out = helpers.add_preamble(out, self.preamble, self.imports, self.names)
+        new = self.module.with_changes(body=out)
+        used = helpers.names_of(new)
+        left = used & self.feeds
+        if left:
+            self.refuse(f"feed dict `{sorted(left)[0]}` is used other than as a feed_dict: not converted", 0)
+        left = used & self.sessions
+        if left:
+            self.refuse(f"the Session `{sorted(left)[0]}` is used other than to run the graph (passed on, kept): "
+                        "TF 2 has no Session", 0)
+        return new
+
+    def block(self, stmts: list, out: list, region: bool) -> None:
+        saved, self.carry = self.carry, []
+        try:
+            self._block(stmts, out, region)
+        finally:
+            self.carry = saved
+
+    def _block(self, stmts: list, out: list, region: bool) -> None:
+        for st in stmts:
+            mark = len(out)
+            before = self.line
+            self.line = self.line_of(st)
+            self.statement(st, out, region)
+            if region and self.new_steps:
+                first = out[mark] if mark < len(out) else None
+                defs = self.new_steps
+                self.new_steps = []
+                if first is not None and first.leading_lines:  # its comments stay with it, after the defs
+                    comments = [line for line in first.leading_lines if line.comment is not None]
+                    out[mark] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *comments])
+                elif first is not None:
+                    out[mark] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+                out[mark:mark] = defs
+            self.carry_blank_lines(st, out, mark)
+            self.line = before
+
+    def carry_blank_lines(self, st, out: list, mark: int) -> None:
+        """A statement that left its place leaves its blank lines to the next one that stays."""
+        if len(out) == mark:
+            blank = [line for line in getattr(st, "leading_lines", ()) if line.comment is None]
+            if blank and not self.carry:
+                self.carry = blank
+            return
+        if self.carry:
+            first = out[mark]
+            own = list(getattr(first, "leading_lines", ()))
+            if hasattr(first, "leading_lines") and not (own and own[0].comment is None):
+                out[mark] = first.with_changes(leading_lines=[*self.carry, *own])
+            self.carry = []
+
+    def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
+        if isinstance(st, cst.SimpleStatementLine):
+            self.simple(st, out)
+        elif isinstance(st, cst.With):
+            self.with_statement(st, out, region)
+        elif isinstance(st, cst.FunctionDef):
+            self.functions.define(st, out)
+        elif isinstance(st, cst.ClassDef):
+            self.classes.define(st, out)
+        elif isinstance(st, cst.If) and helpers.is_main_guard(st):
+            body: list = []
+            self.block(list(st.body.body), body, region=True)
+            out.append(st.with_changes(body=st.body.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])))
+        else:
+            self.compound(st, out)
+
+    # -- simple statements ---------------------------------------------------------------------------
+    def simple(self, st: cst.SimpleStatementLine, out: list) -> None:
+        if len(st.body) > 1:
+            parts = [cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+                     for s in st.body]
+            parts[0] = parts[0].with_changes(leading_lines=st.leading_lines)
+            for p in parts:
+                self.origins[id(p)] = self.line
+                self.simple(p, out)
+            return
+        small = st.body[0]
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            out.append(st)
+            return
+        if isinstance(small, cst.Assign):
+            self.assign(st, small, out)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.assign(st, cst.Assign(targets=[cst.AssignTarget(small.target)], value=small.value), out)
+        elif isinstance(small, cst.AugAssign):
+            self.aug_assign(st, small, out)
+        elif isinstance(small, cst.Expr):
+            self.expression_statement(st, small, out)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            ev = Evaluator(self, self.env)
+            av, value = ev.evaluate(small.value)
+            if self.pending:
+                self.refuse("a return value that creates state is not converted")
+            self.env["__return__"] = av
+            out.append(st.with_changes(body=[small.with_changes(value=value)]))
+        else:
+            ev = Evaluator(self, self.env)
+            new = st.visit(ev)
+            if ev.uses & self.graph_names() or self.pending:
+                self.refuse(f"`{code(small).strip()}` acts on graph values while the graph is built")
+            out.append(new)
+
+    def graph_names(self) -> set:
+        return {n for n, v in self.env.items() if v.graph and not isinstance(v, StateRef)}
+
+    def assign(self, st: cst.SimpleStatementLine, small: cst.Assign, out: list) -> None:
+        if len(small.targets) != 1:
+            ev = Evaluator(self, self.env)
+            av, value = ev.evaluate(small.value)
+            if av.graph or self.pending:
+                self.refuse("a chained assignment of graph values or state is not converted")
+            for t in small.targets:
+                self.bind(t.target, HOST)
+            out.append(st.with_changes(body=[small.with_changes(value=value)]))
+            return
+        target = small.targets[0].target
+        if isinstance(target, cst.Name) and isinstance(small.value, cst.Dict):
+            items = session.feed_dict_binding(self, small.value)
+            if items is not None:
+                self.env[target.value] = Other("feed", {"items": items, "uses": 0})
+                self.feeds.add(target.value)
+                self.note(f"feed dict `{target.value}` → the arguments of the step calls it feeds")
+                return
+        if session.is_run(self, small.value):
+            out.extend(session.assign_run(self, st, small))
+            return
+        func = self.functions.inlined(small.value)
+        if func is not None:
+            self.block(self.functions.inline(st, func, small.value, target), out, region=False)
+            return
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
+                isinstance(self.env.get(target.value.value), Instance):
+            self.classes.assign(st, small, target, self.env[target.value.value], out)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)) and any(
+                isinstance(e.value, cst.Attribute) and isinstance(e.value.value, cst.Name)
+                and isinstance(self.env.get(e.value.value.value), Instance) for e in target.elements):
+            self.classes.assign_tuple(st, small, target, out)
+            return
+        name = target.value if isinstance(target, cst.Name) else None
+        ev = Evaluator(self, self.env, target=name)
+        ev.target_node = target
+        av, value = ev.evaluate(small.value)
+        if ev.zip_idiom is not None:
+            grads, loss, variables = ev.zip_idiom
+            value = emit.expr("tape.gradient({loss}, {v})", loss=loss, v=variables)
+            small = small.with_changes(targets=[cst.AssignTarget(cst.Name(grads))])
+            self.env[target_names(target)[1]] = Seq([], "list")
+            target = cst.Name(grads)
+            av = Tensor(single=False)
+        self.place(st, small.with_changes(value=value), target, av, ev, out)
+
+    def place(self, st, small, target, av: AV, ev: Evaluator, out: list) -> None:
+        """Put an evaluated assignment where its kind says: state in place, a value in the steps."""
+        pending, self.pending = self.pending, []
+        if pending:
+            pending[0] = pending[0].with_changes(leading_lines=[*st.leading_lines, *pending[0].leading_lines])
+            st = st.with_changes(leading_lines=[])
+        names = target_names(target)
+        if isinstance(av, Input) and [av.placeholder.name] == names:
+            out.extend(pending)
+            self.env[names[0]] = av
+            if st.leading_lines and any(line.comment is not None for line in st.leading_lines):
+                self.carry = [*self.carry, *st.leading_lines]
+            return
+        if ev.train is not None:
+            out.extend(pending)
+            comp = self.add_comp(ev.train.body, set(names), ev.uses, grads=list(ev.grads), train=True,
+                                 returns=ev.train.returns, gradient_calls=ev.gradient_calls,
+                                 deps=list(self.control))
+            comp.body[0] = comp.body[0].with_changes(leading_lines=_comments(st.leading_lines))
+            for n in names:
+                self.env[n] = Op(ev.train.op)
+            ev.train.op.name = names[0] if len(names) == 1 else None
+            return
+        if ev.gradient_list and len(names) == 1:
+            self.gradient_lists.add(names[0])
+        created = isinstance(av, StateRef) and av.state.name in names and len(names) == 1 and pending
+        if created:
+            out.extend(pending)
+            self.env[names[0]] = av
+            return
+        out.extend(pending)
+        if isinstance(av, Op) and not av.op.info.get("body"):
+            for n in names:
+                self.env[n] = av
+            if isinstance(target, cst.Name):
+                av.op.name = av.op.name or target.value
+            return
+        if is_graph_statement(av, ev, self):
+            body = [st.with_changes(body=[small], leading_lines=_comments(st.leading_lines))]
+            if isinstance(av, Op):
+                body = av.op.info["body"]
+                av.op.name = names[0] if len(names) == 1 else None
+            self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
+                          deps=list(self.control))
+            self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())
+            return
+        if isinstance(av, Session) or (isinstance(av, Other) and av.info.get("drop")):
+            self.bind(target, av)
+            what = "the Session" if isinstance(av, Session) else av.info.get("what", av.kind)
+            self.note(f"`{code(small.value)}`: {what} has no TF 2 counterpart; removed")
+            return
+        out.append(st.with_changes(body=[small]))
+        self.bind(target, av)
+
+    def aug_assign(self, st, small: cst.AugAssign, out: list) -> None:
+        ev = Evaluator(self, self.env)
+        av, value = ev.evaluate(small.value)
+        target_av = self.env.get(small.target.value) if isinstance(small.target, cst.Name) else None
+        if av.graph or (target_av is not None and target_av.graph):
+            if not isinstance(small.target, cst.Name) or self.pending:
+                self.refuse("an augmented assignment of a graph value to something other than a name")
+            name = small.target.value
+            self.add_comp([st.with_changes(body=[small.with_changes(value=value)])], {name}, ev.uses | {name},
+                          grads=list(ev.grads), gradient_calls=ev.gradient_calls)
+            self.env[name] = Tensor()
+            return
+        out.extend(self.pending)
+        self.pending = []
+        out.append(st.with_changes(body=[small.with_changes(value=value)]))
+        self.bind(small.target, HOST)
+
+    def expression_statement(self, st, small: cst.Expr, out: list) -> None:
+        if session.is_run(self, small.value):
+            out.extend(session.expression_run(self, st, small))
+            return
+        func = self.functions.inlined(small.value)
+        if func is not None:
+            self.block(self.functions.inline(st, func, small.value, None), out, region=False)
+            return
+        ev = Evaluator(self, self.env)
+        av, value = ev.evaluate(small.value)
+        pending, self.pending = self.pending, []
+        out.extend(pending)
+        if ev.train is not None:
+            self.refuse("an update op made and dropped (not bound to a name, never run) is not converted")
+        if isinstance(av, Op) and av.op.info.get("statement") is not None:
+            out.append(st.with_changes(body=[small.with_changes(value=av.op.info["statement"])]))
+            return
+        if isinstance(av, Op) and av.op.info.get("statements") is not None:
+            stmts = list(av.op.info["statements"])
+            stmts[0] = stmts[0].with_changes(leading_lines=st.leading_lines)
+            out.extend(stmts)
+            return
+        if isinstance(av, Op) or (isinstance(av, Other) and av.info.get("drop")):
+            return  # registered (a summary, a collection entry) or gone with the Session
+        graph = ev.uses & self.graph_names()
+        described = builds.placeholder_print(self, small, graph) if graph else None
+        if described is not None:
+            self.note("a build-time print of a placeholder → the same text, TF 1.x's description of it")
+            out.append(st.with_changes(body=[described]))
+            return
+        if graph and builds.is_gradient_type_print(self, small.value, graph):
+            out.extend(self.steps.build_time_print(st, st.with_changes(body=[small.with_changes(value=value)]),
+                                                   graph))
+            return
+        if av.graph or graph:
+            self.refuse(f"`{code(small.value)}` runs once while the graph is built, on graph values: TF 2 has "
+                        "them only inside a step function (print the fetched value instead)")
+        out.append(st.with_changes(body=[small.with_changes(value=value)]))
+
+    def bind(self, target: cst.BaseExpression, av: AV) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = av
+            if isinstance(av, Session):
+                self.sessions.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            items = av.items if isinstance(av, Seq) and len(av.items) == len(target.elements) else None
+            for i, el in enumerate(target.elements):
+                if isinstance(el, cst.StarredElement):
+                    self.bind(el.value, Tensor() if av.graph else HOST)
+                    continue
+                sub = items[i] if items is not None else (Tensor() if av.graph else HOST)
+                self.bind(el.value, sub)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            base = target.value
+            base_av = self.env.get(base.value) if isinstance(base, cst.Name) else None
+            if av.graph or isinstance(av, (StateRef, Op)) or (base_av is not None and (
+                    base_av.graph or isinstance(base_av, (Seq, Mapping)) and not isinstance(av, type(HOST)))):
+                if isinstance(base_av, Other) and base_av.info.get("drop"):
+                    return
+                self.refuse(f"`{code(target)}` stores a graph value or state in an object: not converted")
+
+    # -- compound statements --------------------------------------------------------------------------
+    def with_statement(self, st: cst.With, out: list, region: bool) -> None:
+        if len(st.items) != 1:
+            if helpers.mentions_tf(self, st):
+                self.refuse("a `with` of several context managers around graph code is not converted")
+            self.compound(st, out)
+            return
+        item = st.items[0]
+        ev = Evaluator(self, self.env)
+        av, _ = ev.evaluate(item.item)
+        kind = av.kind if isinstance(av, Other) else ("session" if isinstance(av, Session) else None)
+        if kind is None:
+            if self.pending:
+                self.refuse(f"`with {code(item.item)}:` creates state: not converted")
+            self.compound(st, out)
+            return
+        body = list(st.body.body)
+        if body and st.leading_lines:
+            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+        if kind == "session":
+            if item.asname is not None:
+                self.bind(item.asname.name, Session())
+            self.note("the Session block → its statements run eagerly; sess.run(...) → step function calls")
+            self.block(body, out, region)
+            return
+        enter = av.info.get("enter")
+        frame = enter(self, item) if enter is not None else None
+        if item.asname is not None and frame is not None:
+            self.bind(item.asname.name, frame)
+        try:
+            self.block(body, out, region)
+        finally:
+            leave = av.info.get("leave")
+            if leave is not None:
+                leave(self)
+
+    def compound(self, st: cst.CSTNode, out: list) -> None:
+        """A loop, condition or try block: host code, or (with no session use) one value statement."""
+        if isinstance(st, cst.ClassDef):
+            if helpers.mentions_tf(self, st):
+                self.refuse(f"class `{st.name.value}` builds graph code: classes are not converted yet")
+            out.append(st)
+            self.env[st.name.value] = HOST
+            return
+        if not helpers.runs_session(self, st) and helpers.reads_graph(self, st):
+            ev = Evaluator(self, self.env)
+            new = st.visit(ev)
+            if self.pending:
+                self.refuse("state is created inside a loop or condition: not converted (TF 1.x created it "
+                            "once per pass; a TF 2 step must not)")
+            defs = helpers.bound_names(st)
+            self.add_comp([new.with_changes(leading_lines=_comments(st.leading_lines))], defs, ev.uses,
+                          grads=list(ev.grads), gradient_calls=ev.gradient_calls)
+            for n in defs:
+                self.env[n] = Tensor()
+            return
+        loop = isinstance(st, (cst.For, cst.While))
+        self.loop_depth += loop
+        try:
+            out.append(self.host_compound(st))
+        finally:
+            self.loop_depth -= loop
+
+    def host_compound(self, st):
+        """`st` with its headers evaluated as host code and its blocks walked."""
+        if isinstance(st, (cst.For,)):
+            ev = Evaluator(self, self.env)
+            av, it = ev.evaluate(st.iter)
+            if av.graph:
+                self.refuse("a Python loop over a graph value at build time is not converted")
+            self.bind(st.target, HOST)
+            st = st.with_changes(iter=it)
+        elif isinstance(st, (cst.If, cst.While)):
+            ev = Evaluator(self, self.env)
+            av, test = ev.evaluate(st.test)
+            if av.graph:
+                self.refuse("a Python condition on a graph value is not converted")
+            st = st.with_changes(test=test)
+        elif isinstance(st, cst.With):
+            items = []
+            for item in st.items:
+                ev = Evaluator(self, self.env)
+                av, new = ev.evaluate(item.item)
+                if av.graph or self.pending:
+                    self.refuse(f"`with {code(item.item)}:` is not converted")
+                items.append(item.with_changes(item=new))
+                if item.asname is not None:
+                    self.bind(item.asname.name, HOST)
+            st = st.with_changes(items=items)
+        return self._walk_blocks(st)
+
+    def _walk_blocks(self, st):
+        changes = {}
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            child = getattr(st, field_name, None)
+            if child is None:
+                continue
+            if field_name == "handlers":
+                changes["handlers"] = [self._walk_blocks(h) for h in child]
+            elif isinstance(child, cst.IndentedBlock):
+                new: list = []
+                self.block(list(child.body), new, region=False)
+                changes[field_name] = child.with_changes(body=new or [cst.SimpleStatementLine([cst.Pass()])])
+            elif isinstance(child, (cst.Else, cst.Finally, cst.If)):
+                changes[field_name] = self._walk_blocks(child)
+        orelse = changes.get("orelse")
+        if isinstance(orelse, cst.Else) and _empty(orelse.body):  # its statements all moved or vanished
+            changes["orelse"] = None
+        return st.with_changes(**changes)
+
+
+def target_names(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def is_graph_statement(av: AV, ev: Evaluator, tr: Translator) -> bool:
+    """A value statement: it computes a graph value (not just names variables in a list)."""
+    if isinstance(av, Op):
+        return True
+    if _only_state(av):
+        return False
+    return av.graph or bool(ev.uses & tr.graph_names()) or bool(ev.grads)
+
+
+def _only_state(av: AV) -> bool:
+    if isinstance(av, StateRef):
+        return True
+    if isinstance(av, (Seq, Mapping)):
+        return all(_only_state(i) or i is HOST for i in av.items)
+    return False
+
+
+def _empty(block) -> bool:
+    return all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
+               for s in block.body)
+
+
+def _comments(lines) -> list:
+    return [line for line in lines if line.comment is not None]

@@ -1,0 +1,104 @@
+"""`tf.losses.*` (TF 1.x) → TF 1.x's own formula in TF 2 ops, and the LOSSES collection.
+
+A `tf.losses` function computes a loss per element, then reduces it with
+`compute_weighted_loss(weights=1.0, reduction=SUM_BY_NONZERO_WEIGHTS)`: the sum of the losses
+divided (`div_no_nan`) by the number of elements with a nonzero weight, all of them (in a
+graph the weight is a tensor, so `_num_present` sums the 1.0 broadcast to the losses' shape):
+the mean for a nonempty batch, 0 for an empty one. It also adds the loss to the LOSSES
+collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regularization losses
+(none exist here: a regularizer argument is refused wherever it appears). The output spells
+the formula; weights, scopes, other reductions and label smoothing are refused.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.tf2 import emit
+from codemods.tf2 import shapes as shp
+from codemods.tf2.helpers import names_of
+from codemods.tf2.model import GraphOp, Op, Tensor
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+
+# TF 1.x loss → (its (labels, predictions) parameter names, the per-element template, whether the
+# shapes must be equal (TF 1.x checked them at build time; TF 2 would broadcast))
+LOSSES = {
+    "tensorflow.losses.mean_squared_error": (
+        ("labels", "predictions"),
+        "{tf}.math.squared_difference({tf}.cast({p}, {tf}.float32), {tf}.cast({l}, {tf}.float32))", True),
+    "tensorflow.losses.absolute_difference": (
+        ("labels", "predictions"), "{tf}.abs({tf}.cast({p}, {tf}.float32) - {tf}.cast({l}, {tf}.float32))", True),
+    "tensorflow.losses.sparse_softmax_cross_entropy": (
+        ("labels", "logits"), "{tf}.nn.sparse_softmax_cross_entropy_with_logits(labels={l}, logits={p})", False),
+    "tensorflow.losses.softmax_cross_entropy": (
+        ("onehot_labels", "logits"),
+        "{tf}.nn.softmax_cross_entropy_with_logits(labels={tf}.stop_gradient({tf}.cast({l}, {p}.dtype)), logits={p})",
+        True),
+    "tensorflow.losses.sigmoid_cross_entropy": (
+        ("multi_class_labels", "logits"),
+        "{tf}.nn.sigmoid_cross_entropy_with_logits(labels={tf}.cast({l}, {p}.dtype), logits={p})", True),
+}
+WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
+       "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
+
+
+def loss(site: "CallSite"):
+    params, template, same_shape = LOSSES[site.qname]
+    site.only(set(params), 2)
+    tr = site.tr
+    labels, labels_av = site.arg(0, params[0])
+    preds, preds_av = site.arg(1, params[1])
+    if labels is None or preds is None:
+        site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}` without labels and predictions")
+    short = site.qname.rsplit(".", 1)[1]
+    if same_shape:
+        sl, sp = shp.of(labels_av), shp.of(preds_av)
+        if sl is None or sp is None or len(sl) != len(sp) or not all(
+                (a is None and b is None) or shp.same(a, b) for a, b in zip(sl, sp)):
+            site.refuse(f"tf.losses.{short}: the static shapes of labels and predictions are not known to be equal "
+                        "(TF 1.x checked them when it built the graph; TF 2 would broadcast)")
+    if site.qname.endswith("sparse_softmax_cross_entropy"):
+        sl, sp = shp.of(labels_av), shp.of(preds_av)
+        if sl is None or sp is None or len(sl) != len(sp) - 1:
+            site.refuse("tf.losses.sparse_softmax_cross_entropy: labels whose rank is not known to be the logits' "
+                        "minus one (TF 1.x squeezed a trailing 1)")
+    for node in (labels, preds):
+        if not isinstance(node, cst.Name):
+            site.refuse(f"tf.losses.{short} of an expression (not a name) is not converted")
+    per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
+    uses = (names_of(labels) | names_of(preds)) & tr.graph_names()
+    first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
+                              WHY.format(name=f"tf.losses.{short}"))
+    tr.add_comp([first], {per}, uses)
+    value = emit.expr("{tf}.math.divide_no_nan({tf}.reduce_sum({x}), {tf}.reduce_sum({tf}.ones_like({x})))",
+                      tf=tr.alias, x=per)
+    if site.target is None:  # a statement: the loss only goes to the collection
+        name = tr.namer.fresh(short)
+        tr.add_comp([emit.assign(name, value)], {name}, {per})
+        tr.env[name] = Tensor([])
+        tr.losses.append(name)
+        tr.note(f"tf.losses.{short} → its TF 1.x formula, `{name}` (the LOSSES collection's entry)")
+        return Op(GraphOp("collected", name)), site.node
+    tr.losses.append(site.target)
+    tr.note(f"tf.losses.{short} → its TF 1.x formula (sum of the losses over the number of elements)")
+    return Tensor([]), value
+
+
+def total_loss(site: "CallSite"):
+    site.only(set(), 0)
+    tr = site.tr
+    if not tr.losses:
+        site.refuse("tf.losses.get_total_loss() with an empty LOSSES collection (TF 1.x raised)")
+    tr.note("tf.losses.get_total_loss() → add_n of the LOSSES collection (no regularization losses exist here)")
+    if len(tr.losses) == 1:
+        return Tensor([]), cst.Name(tr.losses[0])
+    return Tensor([]), emit.call(tr.tf("tensorflow.add_n"), cst.List([cst.Element(cst.Name(n)) for n in tr.losses]))
+
+
+CALLS = {
+    **{q: loss for q in LOSSES},
+    "tensorflow.losses.get_total_loss": total_loss,
+}

@@ -1,0 +1,170 @@
+"""Which TensorFlow symbol a name in the script denotes, from its imports (no TensorFlow import).
+
+The translator rewrites and copies the user's statements (helpers are inlined, locals
+renamed), so a name's meaning must not depend on metadata of the original nodes. It is
+resolved from the dotted name and the module's import table instead: `tf.layers.dense`,
+`tf1.layers.dense` (`import tensorflow as tf1`), `layers.dense` (`from tensorflow import
+layers`) and `tf.compat.v1.layers.dense` are all `tensorflow.layers.dense`. That is exact only
+while every imported name means its import everywhere in the file, which `ImportTable.read`
+checks with libcst's scope analysis: a module alias rebound or shadowed anywhere is a refusal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+
+from codemods._base import dotted_name
+from codemods.tf2._base import Refuse
+
+# Every spelling of a TF 1.x name resolves to one canonical key of the tables.
+_CANONICAL = (
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.contrib.slim.", "slim."),
+    ("tf_slim.", "slim."),
+)
+TF_PACKAGES = ("tensorflow", "tf_slim")
+
+
+def canonical(qname: str) -> str:
+    for old, new in _CANONICAL:
+        if qname.startswith(old):
+            return new + qname[len(old):]
+    if qname in ("tensorflow.contrib.slim", "tf_slim"):
+        return "slim"
+    return qname
+
+
+def short(qname: str) -> str:
+    """`tensorflow.nn.dropout` → `tf.nn.dropout`, as messages and the upgrade spec spell it."""
+    return "tf." + qname[len("tensorflow."):] if qname.startswith("tensorflow.") else qname
+
+
+@dataclass
+class ImportTable:
+    """Names bound by imports at module level → what they import; and the positions of nodes."""
+
+    bindings: dict = field(default_factory=dict)   # local name -> dotted module/symbol
+    tf_alias: Optional[str] = None                 # the module's name for `tensorflow`, if any
+    positions: dict = field(default_factory=dict)  # original node -> 1-based line
+
+    @classmethod
+    def read(cls, module: cst.Module) -> tuple["ImportTable", cst.Module]:
+        """The table and the module whose nodes `line()` knows. Raises Refuse when an imported
+        name is rebound or shadowed somewhere (its meaning would depend on the place)."""
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        scopes = wrapper.resolve(ScopeProvider)
+        positions = wrapper.resolve(PositionProvider)
+        table = cls(positions={n: p.start.line for n, p in positions.items()})
+        for st in module.body:
+            if not isinstance(st, cst.SimpleStatementLine):
+                continue
+            for small in st.body:
+                table._add_import(small)
+        table._check_not_shadowed(module, scopes)
+        return table, module
+
+    def _add_import(self, small) -> None:
+        if isinstance(small, cst.Import):
+            for a in small.names:
+                dotted = dotted_name(a.name) or ""
+                if a.asname is not None:
+                    self.bindings[a.asname.name.value] = dotted
+                else:
+                    self.bindings.setdefault(dotted.split(".")[0], dotted.split(".")[0])
+                if dotted in ("tensorflow", "tensorflow.compat.v1") and a.asname is not None or dotted == "tensorflow":
+                    if self.tf_alias is not None:
+                        continue
+                    self.tf_alias = a.asname.name.value if a.asname else "tensorflow"
+        elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+            base = dotted_name(small.module) or ""
+            if isinstance(small.names, cst.ImportStar):
+                if base.split(".")[0] in TF_PACKAGES:
+                    raise Refuse(self.line(small), f"`from {base} import *`: which names are TensorFlow's is "
+                                                   "not known without importing it")
+                return
+            for a in small.names:
+                local = a.asname.name.value if a.asname else (dotted_name(a.name) or "")
+                self.bindings[local] = f"{base}.{dotted_name(a.name)}"
+                if self.bindings[local] == "tensorflow.compat.v1" and self.tf_alias is None:
+                    self.tf_alias = local  # `from tensorflow.compat import v1 as tf`: becomes TF 2's
+
+    def _check_not_shadowed(self, module: cst.Module, scopes) -> None:
+        tf_names = {k for k, v in self.bindings.items() if v.split(".")[0] in TF_PACKAGES}
+        for scope in {s for s in scopes.values() if s is not None}:
+            for name in tf_names:
+                if name not in scope:
+                    continue
+                for assignment in scope[name]:
+                    node = getattr(assignment, "node", None)
+                    if not isinstance(node, (cst.Import, cst.ImportFrom)):
+                        raise Refuse(self.line(node) if node is not None else 0,
+                                     f"`{name}` names an import of TensorFlow and is also bound here: "
+                                     "which calls are TensorFlow's depends on the place")
+
+    # -- queries ------------------------------------------------------------------------------
+    def line(self, node: Optional[cst.CSTNode]) -> int:
+        return self.positions.get(node, 0) if node is not None else 0
+
+    def qualified(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        """The canonical qualified name of a Name/Attribute chain (or a Call's func) rooted at
+        an import, else None."""
+        raw = self.raw(node)
+        return canonical(raw) if raw is not None else None
+
+    def raw(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        """The dotted name a Name/Attribute chain rooted at an import denotes, as imported."""
+        if isinstance(node, cst.Call):
+            node = node.func
+        dotted = dotted_name(node) if node is not None else None
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        base = self.bindings.get(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def usage(self, module: cst.Module):
+        """`codemods._usage.classify` of `module` (TF 1 / TF 2 uses) from this table's bindings."""
+        from codemods._usage import classify
+
+        def imported(node) -> set:
+            raw = self.raw(node)
+            return {raw} if raw is not None else set()
+        return classify(module, imported, self.line)
+
+    def is_tf(self, node: Optional[cst.CSTNode]) -> bool:
+        q = self.qualified(node)
+        return q is not None and (q.split(".")[0] in ("tensorflow", "slim"))
+
+    def tf_name(self) -> str:
+        """The name generated code uses for `tensorflow` (the script's own, else `tf`)."""
+        return self.tf_alias or "tf"
+
+
+def tf_expr(alias: str, qname: str) -> cst.BaseExpression:
+    """The expression for a TF 2 qualified name (`tensorflow.keras.layers.Dense` or
+    `tf.keras.layers.Dense`) under the module's alias: `tf.keras.layers.Dense`."""
+    for prefix in ("tensorflow.", "tf."):
+        if qname.startswith(prefix):
+            qname = qname[len(prefix):]
+            break
+    node: cst.BaseExpression = cst.Name(alias)
+    for part in qname.split("."):
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def tf_alias(module: cst.Module) -> str:
+    """The module's name for `tensorflow` from its top-level `import tensorflow [as X]` (else `tf`)."""
+    for st in module.body:
+        if isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                if isinstance(small, cst.Import):
+                    for a in small.names:
+                        if dotted_name(a.name) == "tensorflow":
+                            return a.asname.name.value if a.asname else "tensorflow"
+    return "tf"

@@ -1,0 +1,185 @@
+"""Plain TensorFlow calls: an op computing a value, or a host utility; and their static shapes.
+
+Every call that is not a construct with state goes through `tf_api.to_tf2`, which keeps its
+meaning in TF 2 (argument renames and reorders, `keep_prob` → `rate`, ...) or refuses. A call
+under a module whose constructs create variables or belong to the session machinery, but with
+no row in tf1clip's tables, is refused by name rather than passed on.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemods.tf2 import emit, flags
+from codemods.tf2 import shapes as shp
+from codemods.tf2.model import HOST, Other, StateRef, Tensor
+from codemods.tf2.names import short
+from codemods.tf2.tf_api import NoTF2Mapping, to_tf2
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+
+# Calls that are Python-side utilities (no graph value): files, flags, logging, dtypes, seeds.
+HOST_CALLS = ("tensorflow.app.", "tensorflow.flags.", "tensorflow.logging.", "tensorflow.gfile.",
+              "tensorflow.io.gfile.", "tensorflow.errors.", "tensorflow.as_dtype", "tensorflow.TensorShape",
+              "tensorflow.DType", "tensorflow.random.set_seed", "tensorflow.test.", "tensorflow.sysconfig.",
+              "tensorflow.config.", "tensorflow.train.latest_checkpoint", "tensorflow.dtypes.as_dtype",
+              "tensorflow.train.get_checkpoint_state",
+              "tensorflow.keras.initializers.", "tensorflow.initializers.")
+# Modules whose calls create variables, sessions or graph machinery: refused unless a construct knows them.
+UNMAPPED = ("tensorflow.contrib.", "tensorflow.nn.rnn_cell.", "tensorflow.layers.", "slim.", "tensorflow.keras.",
+            "tensorflow.make_template", "tensorflow.nn.dynamic_rnn", "tensorflow.nn.static_rnn",
+            "tensorflow.nn.bidirectional_dynamic_rnn", "tensorflow.get_local_variable", "tensorflow.train.",
+            "tensorflow.summary.", "tensorflow.data.", "tensorflow.losses.", "tensorflow.metrics.",
+            "tensorflow.estimator", "tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.Graph",
+            "tensorflow.get_default_graph", "tensorflow.add_to_collection", "tensorflow.get_collection",
+            "tensorflow.global_variables", "tensorflow.local_variables", "tensorflow.variables_initializer",
+            "tensorflow.local_variables_initializer", "tensorflow.tables_initializer", "tensorflow.assign",
+            "tensorflow.group", "tensorflow.control_dependencies", "tensorflow.py_func", "tensorflow.Print",
+            "tensorflow.cond", "tensorflow.while_loop", "tensorflow.scatter_", "tensorflow.image.",
+            "tensorflow.io.", "tensorflow.decode_", "tensorflow.parse_", "tensorflow.FIFOQueue",
+            "tensorflow.examples.")
+SPARSE_READS = ("tensorflow.nn.embedding_lookup", "tensorflow.gather")
+SAMPLED_LOSSES = ("tensorflow.nn.nce_loss", "tensorflow.nn.sampled_softmax_loss")  # they gather their weights
+
+
+def _arg(site: "CallSite", i, kw):
+    return site.arg(i, kw)
+
+
+def _first_shape(site):
+    node, av = site.arg(0, "x")
+    if node is None:
+        node, av = site.arg(0, "features") if site.arg(0, "features")[0] is not None else site.arg(0, "input")
+    return shp.of(av) if av is not None else None
+
+
+def _literal_shape(site, index, keyword):
+    node, _ = site.arg(index, keyword)
+    return shp.from_literal(node) if node is not None else None
+
+
+def _bool(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def shape_of(site: "CallSite"):
+    """The static shape of a plain op's result, where the rule is known; else None."""
+    q = site.qname
+    if q in shp.ELEMENTWISE:
+        first = site.node.args[0].value if site.node.args else None
+        return shp.of(site.ev.value_of(first)) if first is not None else None
+    if q in ("tensorflow.matmul", "tensorflow.linalg.matmul"):
+        a, b = site.arg(0, "a")[1], site.arg(1, "b")[1]
+        return shp.matmul(shp.of(a), shp.of(b), _bool(site.arg(2, "transpose_a")[0]),
+                          _bool(site.arg(3, "transpose_b")[0]))
+    if q == "tensorflow.reshape":
+        return shp.reshape(shp.of(site.arg(0, "tensor")[1]), _literal_shape(site, 1, "shape"))
+    if q in shp.REDUCTIONS:
+        axis = site.arg(1, "axis")[0]
+        if axis is None:
+            axis = site.arg(None, "reduction_indices")[0]
+        if q.endswith(("argmax", "argmin", "arg_max")):
+            axis = axis if axis is not None else cst.Integer("0")
+        keep = site.arg(None, "keepdims")[0] or site.arg(None, "keep_dims")[0]
+        return shp.reduce(shp.of(site.arg(0, "input_tensor")[1]), axis, _bool(keep))
+    if q == "tensorflow.concat":
+        values, av = site.arg(0, "values")
+        axis = shp.literal(site.arg(1, "axis")[0])
+        if not isinstance(values, (cst.List, cst.Tuple)):
+            return None
+        return shp.concat([shp.of(site.ev.value_of(e.value)) for e in values.elements], axis)
+    if q == "tensorflow.transpose":
+        s, perm = shp.of(site.arg(0, "a")[1]), site.arg(1, "perm")[0]
+        if s is None or not isinstance(perm, (cst.List, cst.Tuple)):
+            return None
+        idx = [shp.literal(e.value) for e in perm.elements]
+        return None if any(i is None for i in idx) or len(idx) != len(s) else [s[i] for i in idx]
+    if q in ("tensorflow.nn.conv2d", "tensorflow.nn.max_pool", "tensorflow.nn.avg_pool", "tensorflow.nn.max_pool2d",
+             "tensorflow.nn.avg_pool2d"):
+        s = shp.of(site.arg(0, "input")[1] if q == "tensorflow.nn.conv2d" else site.arg(0, "value")[1])
+        if q == "tensorflow.nn.conv2d":
+            f = shp.of(site.arg(1, "filter")[1] if site.arg(1, "filter")[0] is not None else site.arg(1, "filters")[1])
+            k, st, pad = (f[:2] if f is not None else None), site.arg(2, "strides")[0], site.arg(3, "padding")[0]
+            out_c = f[3] if f is not None and len(f) == 4 else None
+        else:
+            k, st, pad = shp.pair(site.arg(1, "ksize")[0], 1), site.arg(2, "strides")[0], site.arg(3, "padding")[0]
+            out_c = s[3] if s is not None and len(s) == 4 else None
+        st, pad = shp.pair(st, 1), shp.padding_of(pad, "")
+        if s is None or len(s) != 4 or k is None or st is None or pad is None:
+            return None
+        return [s[0], shp.conv_output(s[1], k[0], st[0], pad), shp.conv_output(s[2], k[1], st[1], pad), out_c]
+    if q in SPARSE_READS:
+        params, ids = shp.of(site.arg(0, "params")[1]), shp.of(site.arg(1, "ids" if "embedding" in q else
+                                                                         "indices")[1])
+        return None if params is None or ids is None else ids + params[1:]
+    if q in ("tensorflow.random_normal", "tensorflow.random_uniform", "tensorflow.truncated_normal",
+             "tensorflow.zeros", "tensorflow.ones", "tensorflow.random.normal", "tensorflow.random.uniform",
+             "tensorflow.random.truncated_normal"):
+        return _literal_shape(site, 0, "shape")
+    if q in ("tensorflow.nn.softmax_cross_entropy_with_logits", "tensorflow.nn.softmax_cross_entropy_with_logits_v2"):
+        s = shp.of(site.arg(None, "logits")[1])
+        return None if s is None else s[:-1]
+    if q == "tensorflow.nn.sparse_softmax_cross_entropy_with_logits":
+        return shp.of(site.arg(None, "labels")[1])
+    if q == "tensorflow.one_hot":
+        s, depth = shp.of(site.arg(0, "indices")[1]), site.arg(1, "depth")[0]
+        return None if s is None or depth is None else s + [depth]
+    if q in ("tensorflow.nn.l2_loss", "tensorflow.norm", "tensorflow.global_norm", "tensorflow.linalg.global_norm"):
+        return []
+    if q in ("tensorflow.equal", "tensorflow.not_equal", "tensorflow.less", "tensorflow.greater"):
+        return shp.broadcast(shp.of(site.arg(0, "x")[1]), shp.of(site.arg(1, "y")[1]))
+    return None
+
+
+def clip_by_average_norm(site: "CallSite"):
+    """`tf.clip_by_average_norm(t, c)` (TF 1.x only) → TF 1.15's formula:
+    `t * c * minimum(rsqrt(sum(t * t)) * size(t), 1 / c)`."""
+    site.only({"t", "clip_norm", "name"}, 2)
+    t, av = site.arg(0, "t")
+    c, _ = site.arg(1, "clip_norm")
+    if not isinstance(t, cst.Name) or c is None:
+        site.refuse("clip_by_average_norm of an expression (not a name) is not converted (it reads it three times)")
+    site.tr.note("tf.clip_by_average_norm → its TF 1.15 formula (no TF 2 function)")
+    return Tensor(shp.of(av)), emit.expr(
+        "{t} * {c} * {tf}.minimum({tf}.math.rsqrt({tf}.reduce_sum({t} * {t})) * {tf}.cast({tf}.size({t}), {t}.dtype), "
+        "1.0 / {c})", t=t, c=c, tf=site.tr.alias)
+
+
+STRUCTURES = ("tensorflow.split", "tensorflow.unstack", "tensorflow.clip_by_global_norm", "tensorflow.gradients",
+              "tensorflow.meshgrid", "tensorflow.nn.moments", "tensorflow.unique", "tensorflow.nn.top_k")
+
+
+def tf_call(site: "CallSite"):
+    q = site.qname
+    tr = site.tr
+    if flags.is_flags(q):
+        return flags.call(site)
+    if q.startswith(HOST_CALLS) or q in ("tensorflow.set_random_seed",):
+        try:
+            name, node = to_tf2(short(q), site.node, alias=tr.alias)
+        except NoTF2Mapping as exc:
+            site.refuse(exc.reason)
+        if q == "tensorflow.set_random_seed" and site.node.args:
+            tr.graph_seed = site.node.args[0].value
+        return Other("host_call"), node.with_changes(func=tr.tf(name)) if name.startswith(("tf.", "tensorflow.")) \
+            else node
+    if q.startswith(UNMAPPED):
+        site.refuse(f"`{short(q)}` has no TF 2 translation in tf1clip's tables (it creates state or belongs to the "
+                    "TF 1.x session machinery)")
+    try:
+        name, node = to_tf2(short(q), site.node, alias=tr.alias)
+    except NoTF2Mapping as exc:
+        site.refuse(exc.reason)
+    if q in SPARSE_READS or q in SAMPLED_LOSSES:
+        params = site.arg(0, "params" if q in SPARSE_READS else "weights")[1]
+        if isinstance(params, StateRef):
+            tr.sparse_reads.append(tr.line)
+    node = node.with_changes(func=tr.tf(name))
+    if q in STRUCTURES:
+        return Tensor(single=False), node
+    return Tensor(shape_of(site)), node
+
+
+__all__ = ["tf_call", "HOST", "shape_of"]

@@ -1,0 +1,352 @@
+"""The session code: each `sess.run(fetches, feed_dict)` → a call returning what TF 1.x returned.
+
+`sess.run`, `tensor.eval(feed_dict)` and `op.run(feed_dict)` are one thing: a fetch structure
+(a name, a list, a tuple, a dict) of graph things, and feeds for placeholders. Values and
+update ops are computed by the step function for that fetch set (`steps`); the call's result
+comes back as NumPy values in the fetch's structure (`.numpy()`), update ops as None (a `_`
+target is dropped); variables alone are read directly (`w.numpy()`); the first
+`sess.run(tf.global_variables_initializer())` disappears (TF 2 variables are initialized where
+they are created). A feed dict bound to a name (`feed = {x: ..., y: ...}`) is read at its uses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from codemods.tf2 import emit
+from codemods.tf2.model import HOST, Input, Mapping, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.steps import Leaf
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.interpret import Translator
+
+
+@dataclass
+class Fetch:
+    kind: str                       # value | train | var | init | none
+    node: cst.BaseExpression        # its TF 2 expression
+    single: bool = True             # certainly one tensor (`.numpy()` converts it)
+    name: Optional[str] = None
+    host: object = None             # what the fetched value denotes in the host code, if not plain values
+
+
+def _run_parts(tr: "Translator", node) -> Optional[tuple]:
+    """(fetches node, feed_dict node) if `node` is a session run (`sess.run`, `x.eval`, `op.run`)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    attr, owner = node.func.attr.value, node.func.value
+    owner_av = tr.env.get(owner.value) if isinstance(owner, cst.Name) else None
+    args = node.args
+
+    def get(index, keyword):
+        for a in args:
+            if a.keyword is not None and a.keyword.value == keyword:
+                return a.value
+        positional = [a for a in args if a.keyword is None]
+        return positional[index].value if index < len(positional) else None
+
+    if attr == "run" and isinstance(owner_av, Session):
+        extra = {a.keyword.value for a in args if a.keyword is not None} - {"fetches", "feed_dict"}
+        if extra or len([a for a in args if a.keyword is None]) > 2:
+            tr.refuse("sess.run with options or run_metadata is not converted")
+        return get(0, "fetches"), get(1, "feed_dict")
+    module = isinstance(owner, (cst.Name, cst.Attribute)) and tr.names.is_tf(owner)  # `tf.app.run()`
+    if attr in ("eval", "run") and not isinstance(owner_av, Session) and not module:
+        from codemods.tf2.expressions import Evaluator
+        ev = Evaluator(tr, tr.env)
+        av, _ = ev.evaluate(owner)
+        if attr == "eval" and (av.graph or isinstance(av, StateRef)) or attr == "run" and isinstance(av, Op):
+            extra = {a.keyword.value for a in args if a.keyword is not None} - {"feed_dict", "session"}
+            if extra or len([a for a in args if a.keyword is None]) > 1:
+                tr.refuse(f"`.{attr}()` with arguments other than feed_dict/session is not converted")
+            return owner, get(0, "feed_dict")
+    return None
+
+
+def is_run(tr: "Translator", node) -> bool:
+    return _run_parts(tr, node) is not None
+
+
+# -- feeds ------------------------------------------------------------------------------------------
+def feeds_of(tr: "Translator", node) -> list:
+    """[(placeholder name, value node)] in the dict's order."""
+    if node is None:
+        return []
+    if isinstance(node, cst.Name):
+        av = tr.env.get(node.value)
+        if isinstance(av, Other) and av.kind == "feed":
+            av.info["uses"] += 1
+            return list(av.info["items"])
+        tr.refuse(f"feed_dict `{node.value}` is not a dict literal of placeholders bound once: not converted")
+    if not isinstance(node, cst.Dict):
+        tr.refuse(f"a feed_dict that is not a dict literal (or a name bound to one) is not converted")
+    from codemods.tf2.expressions import Evaluator
+    out = []
+    for e in node.elements:
+        if not isinstance(e, cst.DictElement):
+            tr.refuse("a feed_dict with ** is not converted")
+        ev = Evaluator(tr, tr.env)
+        key_av, _ = ev.evaluate(e.key)
+        if not isinstance(key_av, Input):
+            tr.refuse(f"feeding `{emit.code(e.key)}`, which is not a placeholder, is not converted")
+        ev = Evaluator(tr, tr.env)
+        value_av, value = ev.evaluate(e.value)
+        if value_av.graph:
+            tr.refuse("a feed value computed from graph values is not converted")
+        out.append((key_av.placeholder.name, value))
+    return out
+
+
+def feed_dict_binding(tr: "Translator", value) -> Optional[list]:
+    """A host `name = {placeholder: value, ...}`: its items, read later where it is fed."""
+    if not (isinstance(value, cst.Dict) and value.elements):
+        return None
+    from codemods.tf2.expressions import Evaluator
+    items = []
+    for e in value.elements:
+        if not isinstance(e, cst.DictElement):
+            return None
+        key_av, _ = Evaluator(tr, tr.env).evaluate(e.key)
+        if not isinstance(key_av, Input):
+            return None
+        if not isinstance(e.value, (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float)):
+            tr.refuse("a feed dict bound to a name whose values are computed expressions is not converted (the "
+                      "values would be computed where the dict is used)")
+        items.append((key_av.placeholder.name, e.value))
+    return items
+
+
+# -- fetches ------------------------------------------------------------------------------------------
+def _fetch(tr: "Translator", node) -> Fetch:
+    from codemods.tf2.expressions import Evaluator
+    ev = Evaluator(tr, tr.env)
+    av, new = ev.evaluate(node)
+    if tr.pending:
+        tr.refuse(f"sess.run of `{emit.code(node)}` creates state: not converted")
+    name = node.value if isinstance(node, cst.Name) else None
+    if isinstance(av, Op):
+        if av.op.kind == "init":
+            return Fetch("init", new)
+        if av.op.kind == "iterator_init":
+            return Fetch("iterator_init", new, host=av.op)
+        if av.op.kind in ("summary", "merged"):
+            from codemods.tf2.summaries import fetched
+            return Fetch("value", fetched(av.op), single=False, name=name or av.op.name,
+                         host=Other("summary_values", av.op.info))
+        if av.op.kind in ("train", "assign", "group") and av.op.name is not None:
+            return Fetch("train", new, name=av.op.name)
+        if av.op.kind == "assign" and av.op.info.get("direct") is not None:
+            return Fetch("var", new)  # assigned eagerly where the run was; the run returned the new value
+        tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind}) is not converted")
+    if ev.train is not None:
+        tr.refuse(f"an update op built inside sess.run (`{emit.code(node)}`) is not converted")
+    if isinstance(av, StateRef) and av.state.kind == "variable":
+        return Fetch("var", new, name=name)
+    if isinstance(av, StateRef) and av.state.kind == "schedule":
+        return Fetch("value", new, name=name)
+    if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
+        return Fetch("var", emit.expr("[v.numpy() for v in {x}]", x=_paren(new)), name=name, single=False)
+    if isinstance(av, Input) or (isinstance(av, Tensor) and av.graph):
+        return Fetch("value", new, single=isinstance(av, Input) or av.single, name=name)
+    if av.graph:
+        return Fetch("value", new, single=False, name=name)
+    tr.refuse(f"sess.run of `{emit.code(node)}`, which is not a graph value here, is not converted")
+
+
+def _structure(tr: "Translator", node):
+    """(kind, parts): 'leaf' Fetch, or 'list'/'tuple' of parts, or 'dict' of (key node, part)."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return ("list" if isinstance(node, cst.List) else "tuple",
+                [_structure(tr, e.value) for e in node.elements])
+    if isinstance(node, cst.Dict):
+        parts = []
+        for e in node.elements:
+            if not isinstance(e, cst.DictElement):
+                tr.refuse("a fetch dict with ** is not converted")
+            parts.append((e.key, _structure(tr, e.value)))
+        return ("dict", parts)
+    return ("leaf", _fetch(tr, node))
+
+
+def _leaves(structure) -> list:
+    kind, parts = structure
+    if kind == "leaf":
+        return [parts]
+    if kind == "dict":
+        return [l for _, p in parts for l in _leaves(p)]
+    return [l for p in parts for l in _leaves(p)]
+
+
+def _numpy(fetch: Fetch, node: cst.BaseExpression, alias: str) -> cst.BaseExpression:
+    if fetch.single:
+        return emit.expr("{x}.numpy()", x=node)
+    return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {x})", tf=alias, x=node)
+
+
+def translate(tr: "Translator", fetch_node, feed_node, targets=None) -> tuple:
+    """(replacement expression or None, new targets or None): `targets` is the assignment's target
+    when the result is unpacked (its `_` for update ops are dropped)."""
+    structure = _structure(tr, fetch_node)
+    leaves = _leaves(structure)
+    feeds = feeds_of(tr, feed_node)
+    _record_bindings(tr, structure, targets)
+    if all(l.kind == "init" for l in leaves):
+        if tr.runs_seen or tr.loop_depth:
+            tr.refuse("the initializer runs again after training started (or in a loop): re-initializing the "
+                      "variables is not converted")
+        tr.note("sess.run(initializer) dropped: TF 2 variables are initialized where they are created")
+        return None, targets
+    if any(l.kind in ("init", "iterator_init") for l in leaves):
+        tr.refuse("sess.run of an initializer together with other fetches (or in an expression) is not converted")
+    if all(l.kind == "var" for l in leaves):
+        return _rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
+    if any(l.kind == "train" for l in leaves) and any(l.kind == "var" for l in leaves):
+        tr.refuse("sess.run of an update op and a variable together: TF 1.x does not order the read and the update")
+    step_leaves = [Leaf("train" if l.kind == "train" else "value", l.node, l.name) for l in leaves]
+    step, call = tr.steps.step_for(step_leaves, feeds)
+    tr.runs_seen = True
+    kind, parts = structure
+    if kind == "leaf":
+        leaf = parts
+        if leaf.kind == "train":
+            returned = any(r.name == leaf.name for r in step.returns)
+            return (_numpy(Fetch("value", call), call, tr.alias) if returned else call), targets
+        return _numpy(leaf, call, tr.alias), targets
+    if kind == "dict":
+        if any(l.kind == "train" for l in leaves) or any(p[0] != "leaf" for _, p in parts):
+            tr.refuse("a fetch dict with update ops or nested structures is not converted")
+        tr.refuse("a fetch dict is not converted yet")
+    if any(p[0] != "leaf" for p in parts):
+        tr.refuse("a nested fetch structure is not converted")
+    fetched = [p[1] for p in parts]
+    nones = [f.kind == "train" and not any(r.name == f.name for r in step.returns) for f in fetched]
+    if not any(nones):
+        if len(fetched) == 1:  # the step returns the one value itself
+            one = [cst.Element(_numpy(fetched[0], call, tr.alias))]
+            return (cst.List(one) if kind == "list" else cst.Tuple(one)), targets
+        if all(f.single for f in fetched):
+            template = "[v.numpy() for v in {c}]" if kind == "list" else "tuple(v.numpy() for v in {c})"
+            return emit.expr(template, c=call), targets
+        return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), targets
+    if not isinstance(targets, (cst.Tuple, cst.List)) or len(targets.elements) != len(fetched) or any(
+            isinstance(e, cst.StarredElement) for e in targets.elements):
+        if targets is None and all(nones):
+            return call, None
+        tr.refuse("the result of sess.run([update, ...]) is used without unpacking it: not converted")
+    kept = [(el, f) for el, f, none in zip(targets.elements, fetched, nones) if not none]
+    for el, none in zip(targets.elements, nones):
+        if none and not (isinstance(el.value, cst.Name) and el.value.value == "_"):
+            tr.refuse(f"the update op's fetched value (None) is bound to `{emit.code(el.value)}`: not converted")
+    if not kept:
+        return call, None
+    if len(kept) == 1:
+        return _numpy(kept[0][1], call, tr.alias), kept[0][0].value
+    new_targets = targets.with_changes(elements=[el.with_changes(comma=cst.MaybeSentinel.DEFAULT) for el, _ in kept])
+    if all(f.single for _, f in kept):
+        return emit.expr("[v.numpy() for v in {c}]", c=call), new_targets
+    return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), new_targets
+
+
+def _paren(node):
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _record_bindings(tr: "Translator", structure, targets) -> None:
+    """Targets that will hold a fetched summary are bound to what it denotes (for add_summary)."""
+    tr.bindings = {}
+    kind, parts = structure
+    if kind == "leaf" and isinstance(targets, cst.Name) and parts.host is not None:
+        tr.bindings[targets.value] = parts.host
+    elif kind in ("list", "tuple") and isinstance(targets, (cst.Tuple, cst.List)) and \
+            len(targets.elements) == len(parts):
+        for el, (k, p) in zip(targets.elements, parts):
+            if k == "leaf" and isinstance(el.value, cst.Name) and p.host is not None:
+                tr.bindings[el.value.value] = p.host
+    elif any(l.host is not None for l in _leaves(structure)):
+        tr.refuse("a fetched summary that is not unpacked into a name (to give to add_summary) is not converted")
+
+
+def _rebuild(structure, leaf_fn):
+    kind, parts = structure
+    if kind == "leaf":
+        return leaf_fn(parts)
+    if kind == "dict":
+        return cst.Dict([cst.DictElement(k, _rebuild(p, leaf_fn)) for k, p in parts])
+    elements = [cst.Element(_rebuild(p, leaf_fn)) for p in parts]
+    return cst.List(elements) if kind == "list" else cst.Tuple(elements)
+
+
+# -- statements and expressions ----------------------------------------------------------------------
+def expression_run(tr: "Translator", st, small: cst.Expr) -> list:
+    fetch, feed = _run_parts(tr, small.value)
+    structure = _structure(tr, fetch)
+    if structure[0] == "leaf" and structure[1].kind == "iterator_init":
+        from codemods.tf2.data import initializer_statement
+        state = structure[1].host.info["iterator"]
+        if tr.classes.frame is None and tr.region_locals and state.name not in tr.region_locals and \
+                not isinstance(state.expr(), cst.Attribute):
+            tr.refuse("an iterator of the module initialized inside a function is not converted")
+        tr.note("sess.run(iterator initializer) → iterator = iter(dataset)")
+        return [initializer_statement(structure[1].host).with_changes(leading_lines=st.leading_lines)]
+    value, _ = translate(tr, fetch, feed, None)
+    if value is None:
+        return []
+    if _is_numpy_of_call(value):
+        value = value.func.value  # the result is dropped: no conversion needed
+    return [st.with_changes(body=[small.with_changes(value=value)])]
+
+
+def _is_numpy_of_call(node) -> bool:
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy"
+            and isinstance(node.func.value, cst.Call) and not node.args)
+
+
+def assign_run(tr: "Translator", st, small: cst.Assign) -> list:
+    fetch, feed = _run_parts(tr, small.value)
+    target = small.targets[0].target
+    value, targets = translate(tr, fetch, feed, target)
+    from codemods.tf2.interpret import target_names
+    for n in target_names(target):
+        tr.env[n] = tr.bindings.get(n, HOST)
+    if value is None:
+        return []
+    if targets is None:
+        return [st.with_changes(body=[cst.Expr(value)])]
+    tr.note("sess.run → a call returning the fetched values as NumPy arrays")
+    return [st.with_changes(body=[small.with_changes(targets=[small.targets[0].with_changes(target=targets)],
+                                                     value=value)])]
+
+
+def run_call(site: "CallSite"):
+    """A run inside a larger expression (`print(sess.run(w))`): its value, converted."""
+    parts = _run_parts(site.tr, site.original)
+    if parts is None:
+        site.refuse(f"`{emit.code(site.original)}` is not converted")
+    value, _ = translate(site.tr, parts[0], parts[1], None)
+    if value is None:
+        site.refuse("sess.run(initializer) inside an expression is not converted")
+    return HOST, value
+
+
+def close(site: "CallSite"):
+    return Other("session_close", {"drop": True, "what": "closing the Session"}), site.node
+
+
+def as_default(site: "CallSite"):
+    return Other("scope", {"enter": None, "leave": None}), site.node
+
+
+METHODS = {
+    ("session", "run"): run_call,
+    ("session", "close"): close,
+    ("session", "as_default"): as_default,
+    ("tensor", "eval"): run_call,
+    ("variable", "eval"): run_call,
+    ("op", "run"): run_call,
+}
+__all__ = ["METHODS", "Mapping"]

@@ -1,0 +1,113 @@
+"""The TF2 tier's driver: a TF 1.x file → its TF 2 program, or the reason it cannot be exact.
+
+    from codemods.tf2.translator import translate
+    result = translate(text, "train.py")   # result.text is None when it cannot be done exactly
+
+Reads the imports (`names`), reads the program into its model and writes the TF 2 form
+(`interpret.Translator`), fixes the imports (`tensorflow.compat.v1` → `tensorflow`, TF 1.x-only
+modules the output no longer uses removed), then checks what came out: no TF 1.x-only API
+left (`codemods._usage.classify`), and it compiles. Never imports TensorFlow.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods._base import dotted_name
+from codemods.tf2._base import Note, Refuse, Result
+from codemods.tf2.interpret import RULE, Translator
+from codemods.tf2.names import ImportTable
+
+TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim")
+
+
+def translate(text: str, filename: str = "<string>") -> Result:
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return Result(None, [Note(exc.raw_line, RULE, "human", f"libcst cannot parse this file: {exc.message}")])
+    translator = None
+    try:
+        names, module = ImportTable.read(module)
+        usage = names.usage(module)
+        if usage.verdict == "none":
+            return Result(text, [])
+        if usage.verdict != "tf1":
+            line = (usage.tf2 or usage.tf1)[0][0]
+            return Result(None, [Note(line, RULE, "human", "mixes TF 2 eager code with TF 1 graph code (or "
+                                                          "enables eager execution): converted by hand only")])
+        translator = Translator(module, names)
+        out = translator.run()
+        out = fix_imports(out, names)
+        code = out.code
+        left = names.usage(out)
+        if left.tf1:
+            _, source = left.tf1[0]
+            raise Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
+        compile(code, filename, "exec", dont_inherit=True)
+    except Refuse as exc:
+        notes = list(translator.notes) if translator is not None else []
+        return Result(None, [*notes, Note(exc.line, RULE, "human", f"not converted to the TF2 tier: {exc.reason}")])
+    notes = sorted(set(translator.notes), key=lambda n: (n.line, n.message))
+    return Result(code, notes)
+
+
+def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
+    """`import tensorflow.compat.v1 as tf` → `import tensorflow as tf`; TF 1.x-only modules the
+    output does not use any more are no longer imported (names the output binds were checked
+    unshadowed when the input was read, so a name not used is an import not used)."""
+    from codemods.tf2.helpers import names_of
+    used = names_of(module.with_changes(body=[st for st in module.body if not _imports_only(st)]))
+    body = []
+    for st in module.body:
+        if _imports_only(st):
+            kept = []
+            for small in st.body:
+                small = _fix_import(small, used)
+                if small is not None:
+                    kept.append(small)
+            if not kept:
+                continue
+            kept = [k.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for k in kept[:-1]] + [
+                kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+            st = st.with_changes(body=kept)
+        body.append(st)
+    return module.with_changes(body=body)
+
+
+def _imports_only(st) -> bool:
+    return isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body)
+
+
+def _fix_import(small, used: set):
+    if isinstance(small, cst.Import):
+        aliases = []
+        for a in small.names:
+            mod = dotted_name(a.name) or ""
+            if mod == "tensorflow.compat.v1" and a.asname is not None:
+                a = a.with_changes(name=cst.Name("tensorflow"))
+            local = a.asname.name.value if a.asname else mod.split(".")[0]
+            if mod.startswith(TF1_MODULES) and local not in used:
+                continue
+            aliases.append(a)
+        if not aliases:
+            return None
+        aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return small.with_changes(names=aliases)
+    if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
+        mod = dotted_name(small.module) or ""
+        if not mod.startswith(TF1_MODULES):
+            return small
+        aliases = [a for a in small.names
+                   if (a.asname.name.value if a.asname else dotted_name(a.name)) in used]
+        if not aliases:
+            return None
+        aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return small.with_changes(names=aliases)
+    return small
+
+
+def _find(text: str, source: str) -> int:
+    for i, line in enumerate(text.splitlines(), 1):
+        if source in line:
+            return i
+    return 0

@@ -1,0 +1,392 @@
+"""Placeholders, variables, scopes, collections and initializers (TF 1.x) → TF 2.
+
+* `tf.placeholder(dtype, shape)` → an argument of the step functions, `tf.TensorSpec(shape, dtype)`;
+* `tf.Variable(init)` → `tf.Variable(init)`, created where TF 1.x created it, its TF 1.x name
+  kept (`name=` under the scopes); `tf.get_variable(name, shape, initializer=...)` →
+  `tf.Variable(initializer(shape, dtype=...), name=...)`, or the same object again where the
+  scope reuses it (`scopes`);
+* `tf.variable_scope` / `tf.name_scope` / `tf.device` blocks are read through (the scopes
+  decide names and reuse only); `tf.trainable_variables()` / `tf.get_collection(TRAINABLE, scope)`
+  → the list of those variables (TF 1.x's creation order, its regex on their names);
+* the initializers' TF 2 classes (`tf.truncated_normal_initializer` →
+  `tf.keras.initializers.TruncatedNormal`: the same distribution, 2 standard deviations).
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from codemods.tf2 import emit
+from codemods.tf2 import shapes as shp
+from codemods.tf2.model import HOST, Input, Op, GraphOp, Other, Placeholder, Scope, Seq, State, StateRef, Tensor
+from codemods.tf2.scopes import Frame
+from codemods.tf2.scopes import join as scope_join
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.interpret import Translator
+
+# TF 1.x initializer → (TF 2 class, TF 1.x arguments by position, arguments TF 2 drops if float32)
+INITIALIZERS = {
+    "tensorflow.random_normal_initializer": ("tensorflow.random_normal_initializer", ("mean", "stddev", "seed")),
+    "tensorflow.random_uniform_initializer": ("tensorflow.random_uniform_initializer", ("minval", "maxval", "seed")),
+    "tensorflow.truncated_normal_initializer": ("tensorflow.keras.initializers.TruncatedNormal",
+                                                ("mean", "stddev", "seed")),
+    "tensorflow.zeros_initializer": ("tensorflow.zeros_initializer", ()),
+    "tensorflow.ones_initializer": ("tensorflow.ones_initializer", ()),
+    "tensorflow.constant_initializer": ("tensorflow.constant_initializer", ("value",)),
+    "tensorflow.glorot_uniform_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("seed",)),
+    "tensorflow.contrib.layers.xavier_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("uniform", "seed")),
+    "slim.xavier_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("uniform", "seed")),
+    "tensorflow.initializers.random_normal": ("tensorflow.random_normal_initializer", ("mean", "stddev", "seed")),
+    "tensorflow.initializers.truncated_normal": ("tensorflow.keras.initializers.TruncatedNormal",
+                                                 ("mean", "stddev", "seed")),
+    "tensorflow.initializers.zeros": ("tensorflow.zeros_initializer", ()),
+    "tensorflow.initializers.constant": ("tensorflow.constant_initializer", ("value",)),
+}
+FLOAT32 = ("tf.float32", "tensorflow.float32", "'float32'", '"float32"', "'float'", '"float"')
+
+
+def _literal_str(node) -> Optional[str]:
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
+
+
+def _is_false(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+# -- placeholders ----------------------------------------------------------------------------------
+def placeholder(site: "CallSite"):
+    site.only({"dtype", "shape", "name"}, 3)
+    dtype, _ = site.arg(0, "dtype")
+    shape, _ = site.arg(1, "shape")
+    return _input(site, dtype, shape, None)
+
+
+def placeholder_with_default(site: "CallSite"):
+    site.only({"input", "shape", "name"}, 3)
+    default, av = site.arg(0, "input")
+    shape, _ = site.arg(1, "shape")
+    if av.graph:
+        site.refuse("placeholder_with_default of a graph value is not converted")
+    dtype = site.tr.tf("tensorflow.float32") if isinstance(default, cst.Float) else None
+    if dtype is None:
+        site.refuse("placeholder_with_default: its dtype is not known from a float literal default")
+    return _input(site, dtype, shape, default)
+
+
+def _input(site, dtype, shape, default):
+    tr = site.tr
+    if dtype is None:
+        site.refuse("tf.placeholder without a dtype")
+    if site.target is None or site.original is not site.ev.top:
+        site.refuse("a placeholder not bound to a name is not converted")
+    name_node, _ = site.arg(None, "name") if default is None else site.arg(2, "name")
+    op_name = tr.scopes.unique_name(scope_join(tr.scopes.top.name_path, _literal_str(name_node) or (
+        "Placeholder" if default is None else "PlaceholderWithDefault")))
+    ph = Placeholder(site.target, dtype, shape, shp.from_literal(shape) if shape is not None else None,
+                     tr.line, len(tr.placeholders), default, tf1_name=op_name + ":0")
+    tr.note(f"placeholder `{site.target}` → an argument of the step functions (tf.TensorSpec)")
+    return tr.placeholder(ph), site.node
+
+
+# -- variables -------------------------------------------------------------------------------------
+def variable(site: "CallSite"):
+    site.only({"initial_value", "trainable", "name", "dtype", "validate_shape"}, 1)
+    tr = site.tr
+    init, init_av = site.arg(0, "initial_value")
+    if init is None:
+        site.refuse("tf.Variable without an initial value")
+    trainable, _ = site.arg(None, "trainable")
+    if trainable is not None and not (isinstance(trainable, cst.Name) and trainable.value in ("True", "False")):
+        site.refuse("tf.Variable(trainable=<expression>) is not converted")
+    if isinstance(init_av, Input):
+        site.refuse("a variable initialized from a placeholder (fed at initialization) is not converted")
+    materialize(site, init)
+    name_node, _ = site.arg(None, "name")
+    given = _literal_str(name_node)
+    if name_node is not None and given is None:
+        site.refuse("tf.Variable(name=<expression>) is not converted")
+    tf1 = tr.scopes.variable_name(given)
+    shape = shp.of(init_av) if init_av.graph else ([] if isinstance(init, (cst.Float, cst.Integer)) else None)
+    name = _python_name(site, given or "variable")
+    node = site.node.with_changes(func=tr.tf("tensorflow.Variable"))
+    state = State("variable", name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
+    state.info["vars"] = [(tf1, cst.Name(name))]
+    ref = tr.add_state(state, [emit.assign(name, node)])
+    return ref, cst.Name(name)
+
+
+def get_variable(site: "CallSite"):
+    site.only({"name", "shape", "dtype", "initializer", "trainable"}, 4)
+    tr = site.tr
+    name_node, _ = site.arg(0, "name")
+    given = _literal_str(name_node)
+    if given is None:
+        site.refuse("tf.get_variable with a name that is not a string literal is not converted")
+    full = tr.scopes.get_variable_name(given)
+    existing = next((s for s in tr.states if s.kind == "variable" and s.tf1_name == full and s.info.get("get")), None)
+    reuse = tr.scopes.reuse()
+    if existing is not None:
+        if reuse is False:
+            site.refuse(f"variable `{full}` already exists and its scope does not reuse it (TF 1.x raised ValueError)")
+        tr.note(f"tf.get_variable(\"{full}\") reuses the variable made at line {existing.line}")
+        return StateRef(existing), existing.expr()
+    if reuse is True:
+        site.refuse(f"variable `{full}` does not exist yet and its scope has reuse=True (TF 1.x raised ValueError)")
+    shape, _ = site.arg(1, "shape")
+    dtype, _ = site.arg(2, "dtype")
+    init, init_av = site.arg(3, "initializer")
+    trainable, _ = site.arg(None, "trainable")
+    if trainable is not None and not (isinstance(trainable, cst.Name) and trainable.value in ("True", "False")):
+        site.refuse("tf.get_variable(trainable=<expression>) is not converted")
+    dtype = dtype if dtype is not None else tr.tf("tensorflow.float32")
+    if init is None:
+        if emit.code(dtype) not in FLOAT32:
+            site.refuse("tf.get_variable of a non-float dtype without an initializer is not converted")
+        value = emit.call(emit.call(tr.tf("tensorflow.keras.initializers.GlorotUniform")), shape, dtype=dtype)
+        why = "TF 1.x get_variable's default initializer is glorot_uniform"
+    elif isinstance(init_av, Other) and init_av.kind == "initializer":
+        if shape is None:
+            site.refuse("tf.get_variable with an initializer object and no shape")
+        value = emit.call(init, shape, dtype=dtype)
+        why = None
+    elif init_av.graph or isinstance(init, (cst.Float, cst.Integer, cst.List)):
+        if shape is not None:
+            site.refuse("tf.get_variable with both a tensor initializer and a shape is not converted")
+        materialize(site, init)
+        value = init
+        why = None
+    else:
+        site.refuse(f"initializer `{emit.code(init)}` is not in tf1clip's table")
+    args = [cst.Arg(value)]
+    if _is_false(trainable):
+        args.append(emit.keyword("trainable", trainable))
+    args.append(emit.keyword("name", cst.SimpleString(f'"{full}"')))
+    node = emit.call(tr.tf("tensorflow.Variable"))
+    node = emit.with_args(node, args)
+    name = _python_name(site, given)
+    dims = shp.from_literal(shape) if shape is not None else shp.of(init_av)
+    state = State("variable", name, full, tr.line, trainable=not _is_false(trainable), single=True, shape=dims,
+                  info={"get": True, "vars": [(full, cst.Name(name))]})
+    statement = emit.with_comment(emit.assign(name, node), why)
+    tr.note(f"tf.get_variable(\"{full}\") → tf.Variable with the same initializer, created here once")
+    return tr.add_state(state, [statement]), cst.Name(name)
+
+
+def _python_name(site: "CallSite", preferred: str) -> str:
+    if site.target is not None and site.original is site.ev.top:
+        return site.target
+    return site.tr.namer.fresh(preferred.rsplit("/", 1)[-1])
+
+
+def materialize(site: "CallSite", node) -> None:
+    """Values an initial value reads are computed at creation too (once, where TF 1.x ran them)."""
+    from codemods.tf2.helpers import names_of
+    tr = site.tr
+    needed = names_of(node) & tr.graph_names()
+    if needed:
+        tr.steps.materialize(needed)
+
+
+def global_step(site: "CallSite"):
+    tr = site.tr
+    existing = next((s for s in tr.states if s.info.get("global_step")), None)
+    if existing is not None:
+        return StateRef(existing), existing.expr()
+    if site.qname.endswith("get_global_step"):
+        site.refuse("tf.train.get_global_step() before a global step exists returns None: not converted")
+    name = _python_name(site, "global_step")
+    node = emit.expr('{tf}.Variable(0, dtype={tf}.int64, trainable=False, name="global_step")',
+                     tf=cst.Name(tr.alias))
+    state = State("variable", name, "global_step", tr.line, single=True, shape=[],
+                  info={"global_step": True, "vars": []})
+    tr.note("the global step → an int64 tf.Variable, incremented after each update as in TF 1.x")
+    return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
+
+
+# -- collections -----------------------------------------------------------------------------------
+def variables_expr(tr: "Translator", pairs: list) -> cst.BaseExpression:
+    """The list of variables `pairs` [(tf1 name, expression)] as an expression: whole layers as
+    `layer.trainable_variables`, single variables in a list literal, joined by `+`."""
+    parts: list = []
+    singles: list = []
+    i = 0
+    by_state = {}
+    for s in tr.states:
+        for n, e in s.info.get("vars", []):
+            by_state[n] = s
+    while i < len(pairs):
+        n, e = pairs[i]
+        s = by_state.get(n)
+        e = tr.classes.rebase(s, e) if s is not None else e
+        names = [v for v, _ in s.info.get("vars", [])] if s is not None else []
+        if s is not None and not s.single and [p for p, _ in pairs[i:i + len(names)]] == names:
+            if singles:
+                parts.append(cst.List([cst.Element(x) for x in singles]))
+                singles = []
+            parts.append(tr.classes.rebase(s, s.variables))
+            i += len(names)
+            continue
+        singles.append(e)
+        i += 1
+    if singles:
+        parts.append(cst.List([cst.Element(x) for x in singles]))
+    if not parts:
+        return cst.List([])
+    out = parts[0]
+    for p in parts[1:]:
+        out = cst.BinaryOperation(out, cst.Add(), p)
+    return out
+
+
+def trainable_pairs(tr: "Translator", pattern: Optional[str] = None) -> list:
+    out = []
+    for s in tr.states:
+        if s.trainable:
+            out += [(n, e) for n, e in s.info.get("vars", []) if pattern is None or re.match(pattern, n)]
+    return out
+
+
+def _collection(site: "CallSite", pairs: list):
+    tr = site.tr
+    items = [StateRef(next(s for s in tr.states if any(v == p for v, _ in s.info.get("vars", []))))
+             for p, _ in pairs]
+    named = tr.steps.named_list(tuple(n for n, _ in pairs)) if pairs else None
+    return Seq(items, "list"), cst.Name(named) if named is not None else variables_expr(tr, pairs)
+
+
+def trainable_variables(site: "CallSite"):
+    site.only({"scope"}, 1)
+    scope, _ = site.arg(0, "scope")
+    if scope is not None and _literal_str(scope) is None:
+        site.refuse("tf.trainable_variables(scope=<expression>) is not converted")
+    return _collection(site, trainable_pairs(site.tr, _literal_str(scope)))
+
+
+def get_collection(site: "CallSite"):
+    site.only({"key", "scope"}, 2)
+    key, key_av = site.arg(0, "key")
+    scope, _ = site.arg(1, "scope")
+    q = getattr(key_av, "qname", None)
+    if q not in ("tensorflow.GraphKeys.TRAINABLE_VARIABLES",) or (scope is not None and _literal_str(scope) is None):
+        site.refuse(f"tf.get_collection({emit.code(key)}{', ...' if scope is not None else ''}) is not converted "
+                    "(only the trainable variables, by a scope given as a string)")
+    return _collection(site, trainable_pairs(site.tr, _literal_str(scope)))
+
+
+def initializer_op(site: "CallSite"):
+    return Op(GraphOp("init", info={"all": True})), site.node
+
+
+# -- initializers ------------------------------------------------------------------------------------
+def initializer(site: "CallSite"):
+    tf2, params = INITIALIZERS[site.qname]
+    kept = []
+    for i, a in enumerate(site.node.args):
+        kw = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+        if kw == "dtype":
+            if emit.code(a.value) not in FLOAT32:
+                site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} with dtype {emit.code(a.value)}")
+            continue
+        if kw == "uniform":
+            if not (isinstance(a.value, cst.Name) and a.value.value == "True"):
+                site.refuse("xavier_initializer(uniform=False): TF 1.x's normal variant has no exact Keras twin")
+            continue
+        if kw == "verify_shape" and _is_false(a.value):
+            continue
+        if kw not in params:
+            site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} argument `{kw}` is not mapped")
+        moved = a.keyword is None and params[:len(kept) + 1][-1:] != [kw] or (a.keyword is None and
+                                                                                "uniform" in params)
+        kept.append(emit.keyword(kw, a.value) if moved else a)
+    node = emit.with_args(site.node.with_changes(func=site.tr.tf(tf2)), kept)
+    return Other("initializer"), node
+
+
+# -- scopes -------------------------------------------------------------------------------------------
+def variable_scope(site: "CallSite"):
+    site.only({"name_or_scope", "default_name", "values", "reuse"}, 3)
+    name, name_av = site.arg(0, "name_or_scope")
+    default, _ = site.arg(1, "default_name")
+    reuse, reuse_av = site.arg(None, "reuse")
+    if reuse is None:
+        reuse_value = None
+    elif isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None"):
+        reuse_value = True if reuse.value == "True" else None
+    elif getattr(reuse_av, "qname", None) == "tensorflow.AUTO_REUSE":
+        reuse_value = "auto"
+    else:
+        site.refuse(f"variable_scope(reuse={emit.code(reuse)}) is not converted")
+    if isinstance(name_av, Scope):
+        path, absolute = name_av.path, True
+    elif name is None or (isinstance(name, cst.Name) and name.value == "None"):
+        path, absolute = None, False
+        if _literal_str(default) is None:
+            site.refuse("variable_scope without a name or a literal default_name")
+    elif _literal_str(name) is not None:
+        path, absolute = _literal_str(name), False
+    else:
+        site.refuse("variable_scope with a name that is not a string literal is not converted")
+
+    def enter(tr: "Translator", item):
+        frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, _literal_str(default))
+        return Scope(frame.var_path, frame)
+
+    def leave(tr: "Translator"):
+        tr.scopes.leave()
+    return Other("scope", {"enter": enter, "leave": leave}), site.node
+
+
+def name_scope(site: "CallSite"):
+    name, _ = site.arg(0, "name")
+    value = _literal_str(name)
+    if name is not None and value is None and not (isinstance(name, cst.Name) and name.value == "None"):
+        site.refuse("name_scope with a name that is not a string literal is not converted")
+
+    def enter(tr: "Translator", item):
+        tr.scopes.enter_name_scope(value)
+        return HOST
+
+    def leave(tr: "Translator"):
+        tr.scopes.leave()
+    return Other("scope", {"enter": enter, "leave": leave}), site.node
+
+
+def transparent(site: "CallSite"):
+    """`tf.device(...)`, `tf.Graph().as_default()`: no meaning for the numbers: read through."""
+    return Other("scope", {"enter": None, "leave": None, "what": site.qname}), site.node
+
+
+def reuse_variables(site: "CallSite"):
+    scope = site.receiver
+    if not isinstance(scope, Scope) or not isinstance(scope.frame, Frame) or scope.frame not in site.tr.scopes.frames:
+        site.refuse("reuse_variables() of a scope that is not the current one is not converted")
+    scope.frame.reuse = True
+    return Other("scope_effect", {"drop": True}), site.node
+
+
+CALLS = {
+    "tensorflow.placeholder": placeholder,
+    "tensorflow.placeholder_with_default": placeholder_with_default,
+    "tensorflow.Variable": variable,
+    "tensorflow.get_variable": get_variable,
+    "tensorflow.train.get_or_create_global_step": global_step,
+    "tensorflow.train.create_global_step": global_step,
+    "tensorflow.train.get_global_step": global_step,
+    "tensorflow.contrib.framework.get_or_create_global_step": global_step,
+    "tensorflow.trainable_variables": trainable_variables,
+    "tensorflow.get_collection": get_collection,
+    "tensorflow.global_variables_initializer": initializer_op,
+    "tensorflow.initialize_all_variables": initializer_op,
+    "tensorflow.variable_scope": variable_scope,
+    "tensorflow.name_scope": name_scope,
+    "tensorflow.device": transparent,
+    **{q: initializer for q in INITIALIZERS},
+}
+CREATORS = {"tensorflow.placeholder", "tensorflow.placeholder_with_default", "tensorflow.Variable",
+            "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
+            "tensorflow.train.create_global_step", "tensorflow.contrib.framework.get_or_create_global_step"}
+METHODS = {("scope", "reuse_variables"): reuse_variables}
