@@ -59,7 +59,7 @@ class _UserCode:
 class FaceImporter:
     """Wraps builtins.__import__ so that users' `import tensorflow...` gets the TF 1.x face."""
 
-    _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
+    _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "estimator": "tf1clip.estimator"}
 
     def __init__(self, face: types.ModuleType, user_code: _UserCode):
         self.face = face

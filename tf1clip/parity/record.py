@@ -35,6 +35,7 @@ not, the run stops with exit status 3 and both lists in the record.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -625,7 +626,7 @@ def _graph_extras(rec, op_name):
     extras = rec._graph_extras.get(op_name)
     if extras is None:
         update, target, raw, grads, post_fn, op = rec.graph_updates[op_name]
-        with op.graph.as_default(), tf.name_scope("tf1clip_parity"):
+        with _unfinalized(op.graph), op.graph.as_default(), tf.name_scope("tf1clip_parity"):
             post = post_fn(grads) if post_fn else grads
             nan = tf.constant(np.nan, tf.float64)
             loss = _loss_tensor(target) if target is not None else nan
@@ -636,16 +637,26 @@ def _graph_extras(rec, op_name):
     return extras
 
 
+@contextlib.contextmanager
+def _unfinalized(graph):
+    """Room for the recording ops in a graph a MonitoredSession (Estimator) has finalized."""
+    finalized = graph.finalized
+    if finalized:
+        graph._unsafe_unfinalize()  # noqa: SLF001 - TensorFlow's own way back; finalized again below
+    try:
+        yield
+    finally:
+        if finalized:
+            graph.finalize()
+
+
 def _triggered(rec, session, fetches):
     """The graph updates a Session.run of `fetches` executes (through inputs or control deps)."""
     import tensorflow as tf
 
     graph = session.graph
-    try:
-        flat = tf.nest.flatten(fetches)
-    except Exception:  # noqa: BLE001
-        return []
     ops = []
+    flat = _fetch_leaves(fetches)
     for item in flat:
         try:
             element = graph.as_graph_element(item, allow_tensor=True, allow_operation=True)
@@ -669,6 +680,16 @@ def _triggered(rec, session, fetches):
         cached = sorted(found, key=lambda name: rec.graph_updates[name][0].index)
         rec._trigger_cache[(id(graph), key)] = cached
     return [rec.graph_updates[name] for name in cached]
+
+
+def _fetch_leaves(fetches):
+    """The leaves of a Session.run fetch structure. Not tf.nest: MonitoredSession fetches a dict
+    keyed by its hooks next to 'caller', which tf.nest cannot sort."""
+    if isinstance(fetches, dict):
+        return [leaf for value in fetches.values() for leaf in _fetch_leaves(value)]
+    if isinstance(fetches, (list, tuple)):
+        return [leaf for value in fetches for leaf in _fetch_leaves(value)]
+    return [fetches]
 
 
 # ---- entry point -----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ _v1 = _tf.compat.v1
 with _deprecation.silence():  # TF 1.x scripts asked for graph mode; no warning about it
     _v1.disable_v2_behavior()
 
-_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
+_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "estimator": "tf1clip.estimator"}
 
 
 def __getattr__(name):
