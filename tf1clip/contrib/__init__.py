@@ -9,16 +9,15 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("estimator", "framework", "layers", "rnn", "slim", "training")
+PROVIDED = ("cluster_resolver", "data", "estimator", "framework", "layers", "rnn", "slim", "tpu", "training")
 
 _HINTS = {
-    "learn": "use tf.estimator or Keras",
+    "learn": "use tf.estimator.Estimator with a model_fn (tf1clip.estimator) or Keras",
     "opt": "use the matching tf.compat.v1.train optimizer or a tf.keras optimizer",
     "seq2seq": "use TensorFlow Addons' seq2seq or Keras layers",
     "distribute": "use tf.distribute",
     "eager": "eager execution is built into TF 2",
     "keras": "use tf.keras",
-    "data": "use tf.data",
     "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
     "losses": "use tf.compat.v1.losses",
 }

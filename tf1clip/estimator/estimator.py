@@ -21,6 +21,7 @@ import os
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import context
 from tensorflow.python.training import evaluation as tf_evaluation
 from tensorflow.python.training import training_util
 
@@ -73,7 +74,8 @@ class Estimator:
 
     def get_variable_value(self, name):
         _check_checkpoint_available(self._model_dir)
-        return _v1.train.load_variable(self._model_dir, name)
+        with context.graph_mode():
+            return _v1.train.load_variable(self._model_dir, name)
 
     def get_variable_names(self):
         _check_checkpoint_available(self._model_dir)
@@ -99,7 +101,8 @@ class Estimator:
             return self
         hooks = calls.check_hooks(hooks) + self._convert_train_steps_to_hooks(steps, max_steps)
         listeners = calls.check_listeners(saving_listeners)
-        loss = self._train_model(input_fn, hooks, listeners)
+        with context.graph_mode():  # TF 1.15: also when called eagerly
+            loss = self._train_model(input_fn, hooks, listeners)
         _v1.logging.info("Loss for final step: %s.", loss)
         return self
 
@@ -175,6 +178,10 @@ class Estimator:
         Runs until `input_fn` runs out or `steps` batches; without a checkpoint in model_dir,
         on freshly initialized variables.
         """
+        with context.graph_mode():  # TF 1.15: also when called eagerly
+            return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
+
+    def _evaluate(self, input_fn, steps, hooks, checkpoint_path, name):
         hooks = calls.check_hooks(hooks) + self._convert_eval_steps_to_hooks(steps)
         if not checkpoint_path:
             checkpoint_path = _v1.train.latest_checkpoint(self._model_dir)
@@ -221,6 +228,10 @@ class Estimator:
     # -- predict ----------------------------------------------------------------------------
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
         """Yield predictions (one dict per example when predictions is a dict) until input_fn ends."""
+        with context.graph_mode():  # TF 1.15: also when called eagerly
+            yield from self._predict(input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples)
+
+    def _predict(self, input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples):
         hooks = calls.check_hooks(hooks)
         if not checkpoint_path:
             checkpoint_path = _v1.train.latest_checkpoint(self._model_dir)
