@@ -71,6 +71,7 @@ class Recorder:
         self.out = out
         self.max_steps = steps
         self.optimizers = {}  # id(optimizer) -> Update
+        self._continuing = {}  # id(optimizer in a later graph) -> the Update it continues
         self.grad_records = []  # (target, {id(var): raw grad}) most recent last
         self.stopped = False
         self.mismatch = None
@@ -95,13 +96,43 @@ class Recorder:
             self._old_used = set()
 
     # ---- bookkeeping -------------------------------------------------------------------------
-    def update_for(self, optimizer):
-        update = self.optimizers.get(id(optimizer))
+    def update_for(self, optimizer, variables=()):
+        update = self.optimizers.get(id(optimizer)) or self._continuing.get(id(optimizer))
+        if update is None and variables:
+            update = self._continued(optimizer, variables)
         if update is None:
             update = Update(len(self.optimizers), optimizer)
             update._optimizer = optimizer  # keep it alive: ids must stay unique
             self.optimizers[id(optimizer)] = update
         return update
+
+    def _continued(self, optimizer, variables):
+        """The Update that a new graph's optimizer continues, or None.
+
+        An Estimator builds a fresh graph on each train() call and restores the checkpoint the
+        previous call saved: a new optimizer object over new variables of the same names and
+        shapes, in a graph of its own, is the same training going on. Its steps extend that
+        Update, and the final weights are read from the newest graph.
+        """
+        name = _optimizer_name(optimizer)
+        graph = getattr(variables[0], "graph", None)
+        signature = [(_var_name(v), _var_shape(v)) for v in variables]
+        for update in self.optimizers.values():
+            if update.name != name or not update.variables or graph is None:
+                continue
+            if getattr(update.variables[0], "graph", graph) is graph:
+                continue
+            if [(_var_name(v), _var_shape(v)) for v in update.variables] != signature:
+                continue
+            for old, new in zip(update.variables, variables):
+                key = self._assigned.get(_var_identity(old))
+                if key is not None:
+                    self._assigned[_var_identity(new)] = key
+            update.variables = list(variables)
+            self._continuing[id(optimizer)] = update
+            update._continued = getattr(update, "_continued", []) + [optimizer]  # ids must stay unique
+            return update
+        return None
 
     def note_gradients(self, target, sources, grads):
         if grads is None:
@@ -512,8 +543,8 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
     """Common path of every hooked update: eager, tf.function or graph construction."""
     import tensorflow as tf
 
-    update = rec.update_for(optimizer)
     variables = [v for _, v in kept]
+    update = rec.update_for(optimizer, variables)
     if not update.variables:
         update.variables = variables
     grads = [g for g, _ in kept]
@@ -564,6 +595,7 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
         # post_fn (an optimizer's own clip) is called at the first run, not now: ops built
         # now would shift the seeds of random ops the script creates after this line.
         rec.graph_updates[op.name] = (update, target, raw, grads, post_fn, op)
+        rec._graph_extras.pop(op.name, None)  # built for an earlier graph's op of this name
     return result
 
 
