@@ -258,3 +258,34 @@ def test_what_is_not_provided_fails_in_one_line():
         est.Estimator(model_fn, params={}).export_saved_model("x", None)
     with pytest.raises(ValueError, match="does not include params argument"):
         est.Estimator(lambda features, labels, mode: None, params={"a": 1})
+
+
+def test_model_fn_and_input_fn_get_only_the_arguments_they_name(tmp_path):
+    seen = {}
+
+    def config_model_fn(features, labels, config, mode):
+        seen["model_dir"], seen["mode"] = config.model_dir, mode
+        return model_fn(features, labels, mode, {"lr": LR, "clip": CLIP})
+
+    def input_fn(config):
+        seen["input_config"] = config.model_dir
+        return train_input()()
+
+    estimator = est.Estimator(config_model_fn, model_dir=str(tmp_path / "m"))
+    estimator.train(input_fn, steps=1)
+    assert seen == {"model_dir": str(tmp_path / "m"), "mode": "train", "input_config": str(tmp_path / "m")}
+
+
+def test_pandas_input_fn_without_pandas_says_so():
+    # pandas is not a dependency: without it, TF 1.15's own message; with it, the first batch
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(TypeError, match="pandas_input_fn should not be called without pandas installed"):
+            est.inputs.pandas_input_fn(None, shuffle=False)
+    else:
+        frame = pandas.DataFrame({"a": [1.0, 2.0, 3.0]})
+        with tf.Graph().as_default():
+            features = est.inputs.pandas_input_fn(frame, batch_size=2, shuffle=False)()
+            with v1.Session() as sess:
+                np.testing.assert_array_equal(sess.run(features)["a"], [1.0, 2.0])

@@ -127,18 +127,20 @@ def test_the_ways_scripts_import_estimator_all_reach_it(tmp_path):
         "    w = tf.get_variable('w', [1, 1], initializer=tf.zeros_initializer())\n"
         "    loss = tf.reduce_mean(tf.square(tf.matmul(features['x'], w) - labels))\n"
         "    op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())\n"
-        "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=op)\n"
+        "    mean_x = tf.keras.metrics.Mean(); mean_x.update_state(features['x'])  # a Keras Metric object\n"
+        "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=op, eval_metric_ops={'mean_x': mean_x})\n"
         "e = est_module.Estimator(model_fn, 'm', config=RunConfig(save_checkpoints_steps=2))\n"
         "x = np.ones((4, 1), np.float32)\n"
         "e.train(numpy_input_fn({'x': x}, 2 * x, batch_size=2, shuffle=False, num_epochs=1))\n"
         "print('w=%.4f step=%d' % (e.get_variable_value('w')[0, 0], e.get_variable_value('global_step')))\n"
+        "print('mean_x=%.4f' % e.evaluate(numpy_input_fn({'x': 3 * x}, x, shuffle=False))['mean_x'])\n"
         "tf.estimator.LinearRegressor\n")
     proc = run_tf1clip("run", script, cwd=tmp_path)
     # two steps of gradient descent on (w - 2)^2 from 0: 0.4, then 0.4 + 0.2 * 1.6 = 0.72
-    assert proc.stdout.strip().splitlines()[-1] == "w=0.7200 step=2", tail(proc.stderr)
+    assert proc.stdout.strip().splitlines()[-2:] == ["w=0.7200 step=2", "mean_x=3.0000"], tail(proc.stderr)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].startswith(
-        f"{script}:20: tf.estimator.LinearRegressor is not provided by tf1clip (TensorFlow 2.21 ships no Estimator")
+        f"{script}:22: tf.estimator.LinearRegressor is not provided by tf1clip (TensorFlow 2.21 ships no Estimator")
 
 
 def test_bert_data_generator_writes_what_bert_reads(tmp_path):
