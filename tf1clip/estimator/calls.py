@@ -104,19 +104,20 @@ class DatasetInitializerHook(_v1.train.SessionRunHook):
 
 
 def check_hooks(hooks) -> list:
-    hooks = list(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, _v1.train.SessionRunHook):
-            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
-    return hooks
+    return _all_of(hooks, _v1.train.SessionRunHook, "Hooks must be a SessionRunHook, given: {}")
 
 
 def check_listeners(listeners) -> list:
-    listeners = list(listeners or [])
-    for listener in listeners:
-        if not isinstance(listener, _v1.train.CheckpointSaverListener):
-            raise TypeError(f"saving_listeners must be a list of CheckpointSaverListener, given: {listener}")
-    return listeners
+    return _all_of(listeners, _v1.train.CheckpointSaverListener,
+                   "saving_listeners must be a list of CheckpointSaverListener, given: {}")
+
+
+def _all_of(items, cls, message) -> list:
+    items = list(items or [])
+    for item in items:
+        if not isinstance(item, cls):
+            raise TypeError(message.format(item))
+    return items
 
 
 def has_dataset_or_queue_runner(features) -> bool:
