@@ -1,9 +1,10 @@
 """Record a training script's optimizer updates by hooks, without editing the script.
 
 Run as `python -m tf1clip.parity.record --side old|new --out DIR [--steps N]
-[--init FILE.npz] [--deterministic] SCRIPT [ARGS...]`. OLD runs under the TF 1.x face
-(graph mode), NEW under plain TensorFlow 2. Writes DIR/record.json, DIR/initial.npz and
-DIR/final.npz.
+[--init FILE.npz] [--no-transfer] [--face] [--no-dropout] [--protect DIR] [--deterministic]
+SCRIPT [ARGS...]`. OLD runs under the TF 1.x face (graph mode), NEW under plain TensorFlow 2
+(or under the face too with --face: a NEW identical to OLD). Writes DIR/record.json and
+DIR/initial.npz, DIR/final.npz, DIR/steps.npz.
 
 Where the numbers come from:
 - The update is `apply_gradients` of `tf.compat.v1.train.Optimizer` (and so of
@@ -26,13 +27,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import traceback
 
-import numpy as np
-
 from tf1clip.parity.distribute import provide_replicas
+from tf1clip.parity import randomness, workdir
+from tf1clip.parity.hooks import graph as graph_hooks
 from tf1clip.parity.hooks import install_hooks
 from tf1clip.parity.recorder import Recorder, StopParity
 from tf1clip.tracebacks import print_user_traceback
@@ -50,6 +50,11 @@ def main(argv=None):
     parser.add_argument("--init")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--deterministic", action="store_true")
+    parser.add_argument("--no-transfer", action="store_true", help="NEW: match OLD's variables, load nothing")
+    parser.add_argument("--face", action="store_true", help="NEW: run under the TF 1.x face, as OLD")
+    parser.add_argument("--no-dropout", action="store_true", help="dropout is the identity")
+    parser.add_argument("--protect", metavar="DIR",
+                        help="the user's working directory: links to its files are copy-on-write")
     parser.add_argument("--replicas", type=int, help="NEW: N logical CPU devices, the default of MirroredStrategy()")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -65,15 +70,23 @@ def main(argv=None):
         return 2
     text, _ = decode_source(data)
 
-    if opts.side == "old":
+    face = opts.side == "old" or opts.face
+    if face:
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    random.seed(opts.seed)
-    np.random.seed(opts.seed)
+    if opts.protect:
+        workdir.protect_links(opts.protect)
+    if face:
+        import tf1clip.v1  # noqa: F401 - graph mode, as the script expects (TensorFlow imported here)
+    randomness.seed_everything(opts.seed)
     import tensorflow as tf
 
+    if opts.protect:
+        workdir.protect_gfile()
+    if opts.no_dropout:
+        randomness.identity_dropout()
     if opts.deterministic:
         tf.config.experimental.enable_op_determinism()
-    rec = Recorder(opts.side, opts.out, steps=opts.steps, init_file=opts.init)
+    rec = Recorder(opts.side, opts.out, steps=opts.steps, init_file=opts.init, transfer=not opts.no_transfer)
     if opts.replicas:
         provide_replicas(rec, opts.replicas)
     install_hooks(rec)
@@ -81,12 +94,9 @@ def main(argv=None):
     from tf1clip import runner
 
     try:
-        if opts.side == "old":
-            import tf1clip.v1  # noqa: F401 - graph mode, as the script expects
-            tf.compat.v1.set_random_seed(opts.seed)
+        if face:
             code = runner.run_script(opts.script, text, opts.args, passthrough=(BaseException,))
         else:
-            tf.random.set_seed(opts.seed)
             with tf.variable_creator_scope(rec.creator):
                 code = runner.execute_main(opts.script, text, opts.args, passthrough=(BaseException,))
     except StopParity:
@@ -107,6 +117,7 @@ def main(argv=None):
             "step under strategy.scope() (e.g. tf1clip migrate --to tf2 --strategy mirrored)")
     if isinstance(code, int) and code != 0 and status == "completed":
         status, error = "crashed", f"script exited with status {code}"
+    graph_hooks.finish(rec)
     if rec.final is None:
         rec.final = rec.final_eager()
     rec.write(status, error)

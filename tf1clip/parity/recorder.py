@@ -4,6 +4,11 @@ What is recorded, per optimizer (numbered in the order of their first update):
 - one entry per update: the loss, the pre-clip and the post-clip global gradient norm;
 - the variables the update touched (name, shape), their values before the first update and
   after the last.
+A graph script with no optimizer is recorded the same way, with each set of variables that
+Session.runs write (tf1clip/steps.py) in place of an optimizer, and their values after every
+step. Other model state the training runs write (batch norm's moving statistics, an
+exponential moving average: float variables written by the steps that are neither an
+optimizer's variables nor its slots) is recorded by its final values, as `state`.
 
 Same starting point (NEW only): the values of OLD's trainable variables before its first
 update are loaded into NEW's variables as NEW creates them. Rule: OLD's trainable variables,
@@ -21,27 +26,41 @@ import threading
 import numpy as np
 
 from tf1clip.parity.distribute import replica_id, sum_parts
+from tf1clip.steps import GraphSteps
 
 
 class StopParity(BaseException):
     """Raised into the script when the requested number of steps is reached."""
 
 
+class VariableWrites:
+    """Stands for the optimizer of a graph script that has none: the Session.runs that write
+    one set of model variables (tf1clip/steps.py says which runs those are)."""
+
+    name = "variable writes (no optimizer)"
+
+    def __init__(self, names):
+        self.names = names
+
+
 class Update:
-    """One optimizer as seen by the recorder."""
+    """One optimizer (or one set of variable writes) as seen by the recorder."""
 
     def __init__(self, index, optimizer):
         self.index = index
         self.name = optimizer_name(optimizer)
         self.cls = f"{type(optimizer).__module__}.{type(optimizer).__name__}"
         self.optimizer = optimizer  # kept alive: ids must stay unique
+        self.writes = isinstance(optimizer, VariableWrites)
         self.variables = []  # the variable objects of the first update, in update order
         self.steps = []
+        self.graph_ops = []  # graph mode: names of the update ops built for it
 
 
 class Recorder:
-    def __init__(self, side, out, steps=None, init_file=None):
+    def __init__(self, side, out, steps=None, init_file=None, transfer=True):
         self.side = side
+        self.transfer = transfer  # NEW: load OLD's start values (else only match them, by key)
         self.out = out
         self.max_steps = steps
         self.optimizers = {}  # id(optimizer) -> Update
@@ -52,13 +71,17 @@ class Recorder:
         self.ranks = {}  # key -> creation rank (OLD side)
         self.final = None
         self.graph_updates = {}  # op name -> (Update, loss, raw, post) in graph mode
-        self.graph_extras = {}
-        self.trigger_cache = {}
+        self.graph_extras = {}  # (update index, op name) -> [loss, pre, post] tensors
         self.train_session = None
+        self.graph_steps = GraphSteps()  # which ops are updates, what each fetch set runs
+        self.writes_updates = {}  # write key -> Update (graph scripts with no optimizer)
+        self.owned = set()  # op names (graph) / ids of variables an optimizer made: its slots
+        self.state = {}  # variable op name -> (rank, variable): other model state the steps write
+        self.step_values = {}  # "key@step" -> array: variables written with no optimizer
+        self.started = False  # the first step ran (start values captured / loaded)
         self.replicas_seen = 0  # largest strategy created in the run (NEW under --replicas)
         self._old_init = None
         self._assigned = {}  # id(new var) -> old key
-        self.pending_loads = []  # (graph variable, OLD value) for graph-mode NEW
         self._lock = threading.Lock()  # MirroredStrategy runs replicas in threads
         if init_file:
             with np.load(init_file, allow_pickle=False) as data:
@@ -73,6 +96,15 @@ class Recorder:
         if update is None:
             update = Update(len(self.optimizers), optimizer)
             self.optimizers[id(optimizer)] = update
+        return update
+
+    def update_for_writes(self, key, variables):
+        """The Update standing for the Session.runs that write `variables` (no optimizer)."""
+        update = self.writes_updates.get(key)
+        if update is None:
+            update = self.update_for(VariableWrites(key[-1]))
+            update.variables = list(variables)
+            self.writes_updates[key] = update
         return update
 
     def ordered(self):
@@ -119,7 +151,9 @@ class Recorder:
 
     # ---- NEW: starting point ------------------------------------------------------------------
     def creator(self, next_creator, **kwargs):
-        """variable_creator_scope hook (NEW): give each trainable variable OLD's start value."""
+        """variable_creator_scope hook (NEW, eager or tf.function): give each trainable
+        variable OLD's start value as it is created. A graph-mode NEW's variables are matched
+        and loaded at its first step instead (hooks/graph.py, match_graph)."""
         import tensorflow as tf
 
         var = next_creator(**kwargs)
@@ -127,18 +161,41 @@ class Recorder:
             return var
         if "/replica_" in str(kwargs.get("name") or ""):
             return var  # MirroredStrategy's copies of replica 0's variable: they copy its value
+        with tf.init_scope():
+            if not tf.executing_eagerly():
+                return var
         shape = var_shape(var)
         for key, old_shape, value in self._old_init:
             if key not in self._old_used and old_shape == shape:
                 self._old_used.add(key)
                 self._assigned[id(var)] = key
-                with tf.init_scope():
-                    if tf.executing_eagerly():
+                if self.transfer:
+                    with tf.init_scope():
                         var.assign(tf.cast(value, var.dtype))
-                    else:  # graph-mode NEW: loaded right before its first update runs
-                        self.pending_loads.append((var, value))
                 break
         return var
+
+    def match_graph(self, variables):
+        """Graph-mode NEW: give `variables` (in creation order) OLD's keys by the start-value
+        rule; returns [(variable, OLD value)] to load."""
+        loads = []
+        if self._old_init is None:
+            return loads
+        for var in variables:
+            if id(var) in self._assigned:
+                continue
+            shape = var_shape(var)
+            for key, old_shape, value in self._old_init:
+                if key not in self._old_used and old_shape == shape:
+                    self._old_used.add(key)
+                    self._assigned[id(var)] = key
+                    loads.append((var, value))
+                    break
+        return loads if self.transfer else []
+
+    def key_of(self, var, default):
+        """The record's key of `var`: on NEW the OLD key it was matched to, else `default`."""
+        return self._assigned.get(var_identity(var), default) if self.side == "new" else default
 
     def check_match(self, update, variables):
         if self._old_init is None or update.steps:
@@ -179,6 +236,19 @@ class Recorder:
         update.steps.append({"step": len(update.steps) + 1, "loss": number(loss), "grad_norm_pre": number(pre),
                              "grad_norm_post": number(post)})
 
+    def record_values(self, update, values):
+        """The values of a variable-writes update's variables after its latest step."""
+        step = len(update.steps)
+        for key, value in self.keyed([(update, values)]).items():
+            self.step_values[f"{key}@{step}"] = value
+
+    def state_variables(self):
+        """Other model state the steps wrote, in creation order: (key, variable)."""
+        updated = {var_identity(v) for u in self.optimizers.values() for v in u.variables}
+        kept = sorted((rank, name, v) for name, (rank, v) in self.state.items()
+                      if var_identity(v) not in updated and name not in self.owned)
+        return [(f"state/{k}", v) for k, (_, _, v) in enumerate(kept)]
+
     # ---- output -------------------------------------------------------------------------------
     def write(self, status, error=None):
         os.makedirs(self.out, exist_ok=True)
@@ -187,13 +257,16 @@ class Recorder:
             "status": status,
             "error": error,
             "optimizers": [
-                {"index": u.index, "name": u.name, "class": u.cls,
+                {"index": u.index, "name": u.name, "class": u.cls, "writes": u.writes,
                  "variables": [{"name": var_name(v), "shape": list(var_shape(v)), "key": var_key(u.index, j)}
                                for j, v in enumerate(u.variables)],
                  "steps": u.steps}
                 for u in self.ordered()
             ],
             "mismatch": self.mismatch,
+            "state": [{"key": key, "name": var_name(v), "shape": list(var_shape(v))}
+                      for key, v in self.state_variables()],
+            "state_observed": self.started,
         }
         if self.side == "new" and self._old_init is not None:
             for entry, u in zip(record["optimizers"], self.ordered()):
@@ -201,7 +274,7 @@ class Recorder:
                     var_entry["key"] = self._assigned.get(var_identity(v), var_entry["key"])
         with open(os.path.join(self.out, "record.json"), "w") as handle:
             json.dump(record, handle, indent=1, default=str)
-        for label, arrays in (("initial", self.initial), ("final", self.final)):
+        for label, arrays in (("initial", self.initial), ("final", self.final), ("steps", self.step_values)):
             if arrays:
                 save_arrays(os.path.join(self.out, f"{label}.npz"), arrays, self.ranks)
 
@@ -210,9 +283,7 @@ class Recorder:
         out = {}
         for update, values in values_per_update:
             for j, (var, value) in enumerate(zip(update.variables, values)):
-                key = self._assigned.get(var_identity(var), var_key(update.index, j)) if self.side == "new" \
-                    else var_key(update.index, j)
-                out[key] = np.asarray(value)
+                out[self.key_of(var, var_key(update.index, j))] = np.asarray(value)
         return out
 
     def final_eager(self):

@@ -28,7 +28,7 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
     if tf.executing_eagerly():
         rec.check_match(update, variables)
         rec.before_update(update)
-        if rec.initial is None and rec.side == "old":
+        if rec.initial is None and (rec.side == "old" or not rec.transfer):
             rec.initial = rec.keyed([(update, [v.numpy() for v in variables])])
         post = post_fn(grads) if post_fn else grads
         pre_norm = global_norm(raw) if raw is not None else None
@@ -57,6 +57,8 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
 
         def callback(loss_v, pre_v, post_v):
             rec.before_update(update)
+            if rec.initial is None and not rec.transfer:  # NEW's own start values, to compare
+                rec.initial = rec.keyed([(update, [v.numpy() for v in update.variables])])
             rec.record_step(update, loss_v.numpy(), None if np.isnan(pre_v.numpy()) else pre_v.numpy(),
                             post_v.numpy())
             return np.int32(0)
@@ -64,11 +66,16 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
         marker = tf.py_function(callback, [loss, pre_norm, post_norm], Tout=tf.int32)
         with tf.control_dependencies([marker]):
             return call_original()
-    # graph construction (TF1): remember the op; the step is recorded when a Session runs it
+    # graph construction (TF1): remember the op; the step is recorded when a Session runs it.
+    # The variables the optimizer makes now (slots, beta powers) are its own, not model state.
+    before = {v.op.name for v in tf.compat.v1.global_variables()}
     result = call_original()
+    rec.owned.update(v.op.name for v in tf.compat.v1.global_variables() if v.op.name not in before)
     op = result if isinstance(result, tf.Operation) else getattr(result, "op", None)
     if op is not None:
         # post_fn (an optimizer's own clip) is called at the first run, not now: ops built
         # now would shift the seeds of random ops the script creates after this line.
         rec.graph_updates[op.name] = (update, target, raw, grads, post_fn, op)
+        update.graph_ops.append(op.name)
+        rec.graph_steps.register_update(op, update)
     return result
