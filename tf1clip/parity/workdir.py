@@ -176,11 +176,10 @@ def protect_gfile() -> None:
 
     def make_prewrite(original):
         def _prewrite_check(self):
-            if getattr(self, "_writable_file", None) is None:
-                mode, name = str(self.mode), self.name
-                if ("w" in mode or "a" in mode) and os.path.islink(os.fsdecode(name)):
-                    # the audit hook replaces the link; the handle is closed at once
-                    open(os.fsdecode(name), "a" if "a" in mode else "w").close()
+            mode, name = str(self.mode), os.fsdecode(self.name)
+            if ("w" in mode or "a" in mode) and os.path.islink(name):
+                # the audit hook replaces the link; the handle is closed at once
+                open(name, "a" if "a" in mode else "w").close()
             return original(self)
         return _prewrite_check
 

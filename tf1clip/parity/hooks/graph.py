@@ -80,7 +80,7 @@ def finish(rec) -> None:
     from tensorflow.python.client import session as session_lib
 
     session = rec.train_session
-    if rec.final is None and session is not None and not getattr(session, "_closed", True):
+    if rec.final is None and session is not None:  # a closed session raises: no final values
         capture_final(rec, session, session_lib.BaseSession.run.__wrapped__)
 
 
