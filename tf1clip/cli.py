@@ -19,6 +19,9 @@ commands:
   migrate PATH... [--to compat|tf2] [--diff | --inplace | --outtree DIR]
                  [--check] [--report FILE.json] [-j N]
   parity OLD NEW [--steps N] [--rtol R] [--atol A] [--json FILE] [--plot FILE.png]
+                 [--no-transfer] [--no-dropout] [--keep] [--replicas N] [-- ARGS]
+                 prove NEW trains like OLD; each side in its own copy of the working
+                 directory (docs/parity.md)
 """
 
 

@@ -20,6 +20,7 @@ import types
 
 from tf1clip._source import check_source, decode_source
 from tf1clip.cli import UsageError
+from tf1clip.tracebacks import print_user_traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -230,7 +231,7 @@ def execute_main(script: str, text: str, args: list[str], passthrough=(), debug:
         if getattr(exc, "tf1clip_unsupported", False) and not debug:
             print(f"{_user_location(exc, user_code or _UserCode(), script)}: {exc}", file=sys.stderr)
             return 2
-        _print_user_traceback(exc)
+        print_user_traceback(exc, hide=(__file__,))
         return 1
     finally:
         sys.argv, sys.path[:] = saved[0], saved[1]
@@ -257,11 +258,3 @@ def _user_location(exc, user_code: _UserCode, script: str) -> str:
                 filename != __file__ and user_code.is_user_file(filename)):
             location = f"{filename}:{lineno}"
     return location
-
-
-def _print_user_traceback(exc):
-    """The traceback `python SCRIPT` would print: the runner's own frames left out."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
-    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
-             *traceback.format_exception_only(type(exc), exc)]
-    sys.stderr.write("".join(lines))
