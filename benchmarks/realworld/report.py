@@ -8,7 +8,7 @@ one-line errors, the variable names after "final weights differ".
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from realworld.jobs import COLUMNS, PASSING
 
@@ -37,11 +37,8 @@ def counts(rows: list[dict]) -> dict:
     """Per column: passing (ok, or tf2 for the tier), attempted (all but n/a), and each status."""
     out = {}
     for column in COLUMNS:
-        statuses = [row["cells"][column]["status"] for row in rows if column in row["cells"]]
-        tally = defaultdict(int)
-        for status in statuses:
-            tally[status] += 1
-        out[column] = {"passing": sum(tally[s] for s in PASSING),
+        tally = Counter(row["cells"][column]["status"] for row in rows if column in row["cells"])
+        out[column] = {"passing": sum(tally.get(s, 0) for s in PASSING),
                        "attempted": sum(n for s, n in tally.items() if s != "n/a"), **tally}
     return out
 
