@@ -182,6 +182,12 @@ def test_same_cause_groups_together_whatever_the_paths_lines_and_numbers():
     assert report.normalise("diverged: optimizer 1: final weights differ: w, b") == \
         "diverged: optimizer N: final weights differ: …"
     assert report.normalise("No module named 'tf'") != report.normalise("No module named 'scipy'")
+    # The TF2 tier's reasons name the construct; grouped loosely, the kind of refusal is the cause.
+    a = "line 8: helper `init_weights` builds graph state (variables) but is not called once"
+    b = "line 40: helper `conv_relu` builds graph state (an update op (.minimize), layers) but is not called once"
+    assert report.normalise(a, loose=True) == report.normalise(b, loose=True) == \
+        "helper `…` builds graph state (…) but is not called once"
+    assert report.normalise("tf.contrib was removed in TensorFlow 2") == "tf.contrib was removed in TensorFlow 2"
 
 
 def test_export_keeps_the_tree_when_the_snapshot_lacks_a_blob(tmp_path):
