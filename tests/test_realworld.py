@@ -111,6 +111,7 @@ def test_harness_end_to_end_on_a_tiny_corpus(tmp_path):
         "tf2.tier": "tf2", "tf2.run": "ok", "tf2.parity": "ok", "upgrade.run": "fail"}
     r02 = rows["owner/train/r02.py"]
     assert r02["compat.run"]["detail"]["updates"] == [3]          # the step cut stopped it at 3
+    assert r02["run"]["detail"]["stopped"] is True                 # `tf1clip run --steps 3` said so
     assert "placeholder" in r02["upgrade.run"]["reason"] or "eager" in r02["upgrade.run"]["reason"], \
         r02["upgrade.run"]
     assert r02["upgrade.run"]["evidence"]

@@ -135,6 +135,8 @@ class ScriptRun:
         done = proc.run([*cmd, *self.entry.args], tree.cwd, env, self.entry.timeout, self.logs, "run")
         cell = _process_cell(done)
         cell.detail["command"] = "tf1clip run --steps" if record is None else "tf1clip.parity.record --side old"
+        if record is None:  # its one line when the cut stopped the script; none when it ran to its end
+            cell.detail["stopped"] = f"stopped after {self.steps} updates" in done.stderr
         _add_record(cell, record)
         return cell
 
