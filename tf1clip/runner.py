@@ -65,6 +65,7 @@ class FaceImporter:
         self.face = face
         self.user_code = user_code
         self._original = None
+        self._numpy = None  # the NumPy 1.x view (tf1clip.legacy_numpy), made at the first user import
 
     def install(self):
         self._original = builtins.__import__
@@ -76,9 +77,22 @@ class FaceImporter:
             self._original = None
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and (name == "tensorflow" or name.startswith("tensorflow.")) and self.user_code(globals):
-            return self._face_import(name, fromlist)
+        if level == 0 and name.startswith(("tensorflow", "numpy")) and self.user_code(globals):
+            if name == "tensorflow" or name.startswith("tensorflow."):
+                return self._face_import(name, fromlist)
+            if name == "numpy" or (name.startswith("numpy.") and not fromlist):
+                return self._numpy_import(name, fromlist)
         return self._original(name, globals, locals, fromlist, level)
+
+    def _numpy_import(self, name, fromlist):
+        """`import numpy [as np]`, `from numpy import X`, `import numpy.sub`: the view of the
+        top-level module; `from numpy.sub import X` stays the real submodule's."""
+        self._original(name, None, None, fromlist, 0)  # the real module (and submodule) loaded
+        if self._numpy is None:
+            from tf1clip.legacy_numpy import numpy_view
+
+            self._numpy = numpy_view()
+        return self._numpy
 
     def _face_import(self, name, fromlist):
         from tf1clip.errors import UnsupportedImport, UnsupportedSymbol
