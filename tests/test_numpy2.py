@@ -36,7 +36,7 @@ NUMPY1 = {
     "rank": np.ndim, "product": np.prod, "cumproduct": np.cumprod, "sometrue": np.any, "alltrue": np.all,
     "round_": np.round, "mat": np.asmatrix, "trapz": np.trapezoid, "row_stack": np.vstack,
     "byte_bounds": np.lib.array_utils.byte_bounds, "format_parser": np.rec.format_parser,
-    "DataSource": np.lib.npyio.DataSource,
+    "DataSource": np.lib.npyio.DataSource, "compare_chararrays": np.char.compare_chararrays,
 }
 
 

@@ -82,6 +82,7 @@ ALIASES: dict[str, Removed] = {
     "byte_bounds": Removed("np.lib.array_utils.byte_bounds", "numpy.lib.array_utils.byte_bounds", _NEP52),
     "format_parser": Removed("np.rec.format_parser", "numpy.rec.format_parser", _NEP52),
     "DataSource": Removed("np.lib.npyio.DataSource", "numpy.lib.npyio.DataSource", _NEP52),
+    "compare_chararrays": Removed("np.char.compare_chararrays", "numpy.char.compare_chararrays", _NEP52),
 }
 
 # np.NAME(...) whose NumPy 2 spelling moves the arguments.
@@ -121,7 +122,6 @@ BY_HAND: dict[str, str] = {
     "recfromtxt": "use np.genfromtxt(..., dtype=None)",
     "geterrobj": "use np.errstate",
     "seterrobj": "use np.errstate",
-    "compare_chararrays": "use np.char.compare_chararrays",
     "add_newdoc_ufunc": "set the ufunc's __doc__",
     "fastCopyAndTranspose": "use arr.T.copy()",
     "loads": "use pickle.loads",
