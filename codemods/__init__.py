@@ -17,6 +17,7 @@ from codemods.disable_v2_behavior import DisableV2BehaviorCommand
 from codemods.legacy_keras import LegacyKerasCommand
 from codemods.mnist_input_data import MnistInputDataCommand
 from codemods.numpy2 import Numpy2Command
+from codemods.soft_placement import SoftPlacementCommand
 
 COMPAT_TIER = (
     MnistInputDataCommand,
@@ -25,6 +26,7 @@ COMPAT_TIER = (
     CompatV1ImportsCommand,
     DisableV2BehaviorCommand,
     LegacyKerasCommand,
+    SoftPlacementCommand,
     Numpy2Command,
 )
 # What a file that is not TF 1.x code (no TensorFlow, TF 2 code, ...) still gets.

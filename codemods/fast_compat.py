@@ -36,7 +36,7 @@ from codemods.numpy2 import Numpy2Command
 MNIST_MODULE = "tensorflow.examples.tutorials.mnist"
 # Text that makes a rule do something this path does not model: the file goes to libcst.
 _DECLINE_TEXT = ("TF_USE_LEGACY_KERAS", "disable_v2_behavior", "enable_eager_execution", "enable_v2_behavior",
-                 "\r")
+                 "\r", ".device(")  # (.device(: device pins are soft_placement's, a libcst rule)
 
 
 class _Decline(Exception):

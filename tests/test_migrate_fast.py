@@ -110,6 +110,7 @@ VARIANTS = [
     ("already disabled", lambda t: t + "\ntf.disable_v2_behavior()\n", False),
     ("CRLF", lambda t: t.replace("\n", "\r\n"), False),
     ("star import", lambda t: t.replace("import numpy as np\n", "from numpy import *\n"), False),
+    ("a device pin", lambda t: t + "\nwith tf.device('/gpu:0'):\n    z = tf.zeros([1])\n", False),
     ("a name NumPy 2 removed", lambda t: t.replace("import numpy as np\n", "import numpy as np\nF = np.float\n"), False),
 ]
 

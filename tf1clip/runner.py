@@ -166,12 +166,17 @@ def run_script(script: str, text: str, args: list[str], debug: bool = False, pas
     """
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     face = importlib.import_module("tf1clip.v1")
+    from tf1clip.placement import SoftPlacement
+
     user_code = _UserCode()
     importer = FaceImporter(face, user_code)
+    placement = SoftPlacement(user_code.is_user_file)
     importer.install()
+    placement.install()
     try:
         return execute_main(script, text, args, passthrough=passthrough, debug=debug, user_code=user_code)
     finally:
+        placement.uninstall()
         importer.uninstall()
 
 
