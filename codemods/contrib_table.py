@@ -123,6 +123,11 @@ def _build() -> dict[str, Row]:
         for name in names:
             rows[f"tensorflow.contrib.{sub}.{name}"] = Row(
                 f"tensorflow.contrib.{sub}.{name}", f"tf1clip.contrib.{sub}.{name}", _RUNTIME)
+    # tf.contrib.eager (`tfe`): the module, reached through its alias (`tfe = tf.contrib.eager`).
+    rows["tensorflow.contrib.eager"] = Row(
+        "tensorflow.contrib.eager", "tf1clip.contrib.eager",
+        "tf.contrib.eager is gone in TF 2: tf1clip runtime (TF 1.15's tfe names on TF 2.21's eager "
+        "execution)", module=True)
     # The decorator users know by name: tf1clip's top-level export (exact TF 1.15 semantics).
     rows["tensorflow.contrib.estimator.clip_gradients_by_norm"] = Row(
         "tensorflow.contrib.estimator.clip_gradients_by_norm", "tf1clip.clip_gradients_by_norm",

@@ -9,14 +9,13 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("estimator", "framework", "layers", "rnn", "slim", "training")
+PROVIDED = ("eager", "estimator", "framework", "layers", "rnn", "slim", "training")
 
 _HINTS = {
     "learn": "use tf.estimator or Keras",
     "opt": "use the matching tf.compat.v1.train optimizer or a tf.keras optimizer",
     "seq2seq": "use TensorFlow Addons' seq2seq or Keras layers",
     "distribute": "use tf.distribute",
-    "eager": "eager execution is built into TF 2",
     "keras": "use tf.keras",
     "data": "use tf.data",
     "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
