@@ -9,12 +9,11 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("eager", "estimator", "framework", "layers", "rnn", "slim", "training")
+PROVIDED = ("eager", "estimator", "framework", "layers", "rnn", "seq2seq", "slim", "training")
 
 _HINTS = {
     "learn": "use tf.estimator or Keras",
     "opt": "use the matching tf.compat.v1.train optimizer or a tf.keras optimizer",
-    "seq2seq": "use TensorFlow Addons' seq2seq or Keras layers",
     "distribute": "use tf.distribute",
     "keras": "use tf.keras",
     "data": "use tf.data",
