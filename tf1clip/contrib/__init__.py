@@ -9,7 +9,7 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("eager", "estimator", "framework", "layers", "rnn", "seq2seq", "slim", "training")
+PROVIDED = ("eager", "estimator", "framework", "layers", "legacy_seq2seq", "rnn", "seq2seq", "slim", "training")
 
 _HINTS = {
     "learn": "use tf.estimator or Keras",
