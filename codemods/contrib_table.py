@@ -81,6 +81,14 @@ _TF_ROWS = {
     "framework.load_variable": "train.load_variable",
     "framework.list_variables": "train.list_variables",
     "util.constant_value": "get_static_value",
+    "framework.nest.is_sequence": "nest.is_nested",
+    # tf.contrib.data's transformations were deprecated aliases of tf.data.experimental's.
+    **{f"data.{name}": f"data.experimental.{name}" for name in (
+        "map_and_batch", "parallel_interleave", "group_by_window", "shuffle_and_repeat", "bucket_by_sequence_length",
+        "unbatch", "ignore_errors", "prefetch_to_device", "copy_to_device", "scan", "sample_from_datasets",
+        "choose_from_datasets", "get_single_element", "rejection_resample", "dense_to_sparse_batch", "Counter",
+        "CsvDataset", "make_csv_dataset", "make_batched_features_dataset", "TFRecordWriter", "enumerate_dataset",
+        "get_next_as_optional", "Reducer", "group_by_reducer", "SqlDataset", "RandomDataset")},
 }
 
 # What the tf1clip runtime provides under tf1clip.contrib.<sub> (mirroring tf.contrib.<sub>).
@@ -110,8 +118,24 @@ _RUNTIME_ROWS = {
         "assign_from_values", "assign_from_values_fn", "filter_variables",
     ],
     "training": ["clip_gradient_norms", "multiply_gradients", "create_train_op",
-                 "add_gradients_summaries"],
+                 "add_gradients_summaries", "HParams"],
+    "seq2seq": ["sequence_loss", "Decoder", "BasicDecoder", "BasicDecoderOutput", "dynamic_decode", "Helper",
+                "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper", "InferenceHelper", "CustomHelper",
+                "AttentionMechanism", "LuongAttention", "BahdanauAttention", "AttentionWrapper",
+                "AttentionWrapperState", "hardmax", "tile_batch"],
+    "legacy_seq2seq": ["rnn_decoder", "basic_rnn_seq2seq", "tied_rnn_seq2seq", "embedding_rnn_decoder",
+                       "embedding_rnn_seq2seq", "attention_decoder", "embedding_attention_decoder",
+                       "embedding_attention_seq2seq", "sequence_loss_by_example", "sequence_loss",
+                       "model_with_buckets"],
+    "rnn": ["LSTMBlockCell", "GRUBlockCell", "LayerNormBasicLSTMCell", "EmbeddingWrapper", "InputProjectionWrapper",
+            "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn"],
+    "opt": ["LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
+            "extend_with_decoupled_weight_decay"],
+    "data": ["batch_and_drop_remainder", "padded_batch_and_drop_remainder", "sloppy_interleave"],
+    "learn": ["ModeKeys"],
 }
+# Whole modules of the runtime: every name under them maps (aliases like `tfe = tf.contrib.eager`).
+_RUNTIME_MODULES = ("eager", "learn.preprocessing", "tensorboard.plugins.projector")
 
 
 def _build() -> dict[str, Row]:
@@ -123,11 +147,9 @@ def _build() -> dict[str, Row]:
         for name in names:
             rows[f"tensorflow.contrib.{sub}.{name}"] = Row(
                 f"tensorflow.contrib.{sub}.{name}", f"tf1clip.contrib.{sub}.{name}", _RUNTIME)
-    # tf.contrib.eager (`tfe`): the module, reached through its alias (`tfe = tf.contrib.eager`).
-    rows["tensorflow.contrib.eager"] = Row(
-        "tensorflow.contrib.eager", "tf1clip.contrib.eager",
-        "tf.contrib.eager is gone in TF 2: tf1clip runtime (TF 1.15's tfe names on TF 2.21's eager "
-        "execution)", module=True)
+    for sub in _RUNTIME_MODULES:
+        rows[f"tensorflow.contrib.{sub}"] = Row(f"tensorflow.contrib.{sub}", f"tf1clip.contrib.{sub}", _RUNTIME,
+                                                module=True)
     # The decorator users know by name: tf1clip's top-level export (exact TF 1.15 semantics).
     rows["tensorflow.contrib.estimator.clip_gradients_by_norm"] = Row(
         "tensorflow.contrib.estimator.clip_gradients_by_norm", "tf1clip.clip_gradients_by_norm",

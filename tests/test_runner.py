@@ -100,7 +100,7 @@ def test_script_exception_prints_its_traceback_and_exits_1(tmp_path):
 
 
 @pytest.mark.parametrize("line, symbol", [
-    ("est = tf.contrib.learn.Estimator", "tf.contrib.learn"),
+    ("est = tf.contrib.learn.Estimator", "tf.contrib.learn.Estimator"),
     ("from tensorflow.contrib.layers import no_such_layer", "tensorflow.contrib.layers.no_such_layer"),
     ("import tensorflow.contrib.graph_editor as ge", "tensorflow.contrib.graph_editor"),
     ("cell = tf.contrib.rnn.NASCell(4)", "tf.contrib.rnn.NASCell"),

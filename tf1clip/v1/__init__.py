@@ -2,7 +2,8 @@
 
 Every `tf.compat.v1` symbol as `tf.X`, graph mode on (`disable_v2_behavior()`, as a TF 1.x
 script expects), plus what TF 2 dropped: `tf.contrib` (tf1clip.contrib) and
-`tf.examples.tutorials.mnist.input_data` (reads local files, never downloads).
+`tf.examples.tutorials.mnist.input_data` (reads local files, never downloads); `tf.flags` and
+`tf.app.flags` let a script define a flag name absl's logging took (tf1clip.v1.flags).
 
 Importing this module creates no graph ops, so graph-seeded scripts draw the same random
 numbers as with `import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()`.
@@ -28,7 +29,7 @@ _v1 = _tf.compat.v1
 with _deprecation.silence():  # TF 1.x scripts asked for graph mode; no warning about it
     _v1.disable_v2_behavior()
 
-_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
+_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "flags": "tf1clip.v1.flags", "app": "tf1clip.v1.app"}
 
 
 def __getattr__(name):

@@ -104,7 +104,7 @@ class _BaseAttentionMechanism(AttentionMechanism):
 
 
 def _luong_score(query, keys, attention_g):
-    depth, key_units = query.shape[-1], keys.shape[-1]
+    depth, key_units = tf.compat.dimension_value(query.shape[-1]), tf.compat.dimension_value(keys.shape[-1])
     if depth != key_units:
         raise ValueError(f"Incompatible or unknown inner dimensions between query and keys. Query ({query}) has units: "
                          f"{depth}. Keys ({keys}) have units: {key_units}. Perhaps you need to set num_units to the "
