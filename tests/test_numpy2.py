@@ -178,3 +178,10 @@ def test_codemod_never_imports_numpy():
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_docs_carry_the_table():
+    from conftest import ROOT
+    from tf1clip.numpy_removed import render_markdown
+
+    assert render_markdown() in (ROOT / "docs" / "runtime.md").read_text()

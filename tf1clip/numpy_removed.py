@@ -129,3 +129,17 @@ BY_HAND: dict[str, str] = {
 
 # np.reshape(a, newshape=...): the keyword was renamed `shape` (2.1) and the old name removed.
 RESHAPE_KEYWORD = ("reshape", "newshape")
+
+
+def render_markdown() -> str:
+    """The table docs/runtime.md shows (tests/test_numpy2.py checks the docs carry it)."""
+    lines = ["| name | NumPy 1.x meaning (what `tf1clip run` gives the user's files) | NumPy 2 spelling "
+             "(`tf1clip migrate`) | gone since |", "|---|---|---|---|"]
+    for name, row in ALIASES.items():
+        lines.append(f"| `np.{name}` | {row.numpy1} | `{row.spelling}` | {row.removed} |")
+    for name, row in CALLS.items():
+        call = row.spelling.replace("{0}", "a").replace("{rest}", ", ...")
+        lines.append(f"| `np.{name}(a, ...)` | {row.numpy1} | `{call}` (calls of this form) | {row.removed} |")
+    lines.append(f"| `np.{RESHAPE_KEYWORD[0]}(a, {RESHAPE_KEYWORD[1]}=s)` | the keyword taken | "
+                 "`np.reshape(a, s)` | 2.x (renamed `shape` in 2.1; gone by 2.4) |")
+    return "\n".join(lines)
