@@ -51,7 +51,18 @@ class Linear:
         return tf.nn.bias_add(res, self._biases) if self._build_bias else res
 
 
-class EmbeddingWrapper(RNNCell):
+class _Wrapper(RNNCell):
+    """A cell around `self._cell`: its state, its output and zero state unless changed."""
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+
+    def zero_state(self, batch_size, dtype):
+        with tf.name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+
+class EmbeddingWrapper(_Wrapper):
     def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
         super().__init__(_reuse=reuse)
         if embedding_classes <= 0 or embedding_size <= 0:
@@ -61,13 +72,6 @@ class EmbeddingWrapper(RNNCell):
         self._embedding_classes = embedding_classes
         self._embedding_size = embedding_size
         self._initializer = initializer
-
-    state_size = property(lambda self: self._cell.state_size)
-    output_size = property(lambda self: self._cell.output_size)
-
-    def zero_state(self, batch_size, dtype):
-        with tf.name_scope(type(self).__name__ + "ZeroState"):
-            return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         with tf.device("/cpu:0"):
@@ -80,17 +84,10 @@ class EmbeddingWrapper(RNNCell):
         return self._cell(embedded, state)
 
 
-class InputProjectionWrapper(RNNCell):
+class InputProjectionWrapper(_Wrapper):
     def __init__(self, cell, num_proj, activation=None, input_size=None, reuse=None):
         super().__init__(_reuse=reuse)
         self._cell, self._num_proj, self._activation, self._linear = cell, num_proj, activation, None
-
-    state_size = property(lambda self: self._cell.state_size)
-    output_size = property(lambda self: self._cell.output_size)
-
-    def zero_state(self, batch_size, dtype):
-        with tf.name_scope(type(self).__name__ + "ZeroState"):
-            return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         if self._linear is None:
@@ -101,19 +98,14 @@ class InputProjectionWrapper(RNNCell):
         return self._cell(projected, state)
 
 
-class OutputProjectionWrapper(RNNCell):
+class OutputProjectionWrapper(_Wrapper):
     def __init__(self, cell, output_size, activation=None, reuse=None):
         super().__init__(_reuse=reuse)
         if output_size < 1:
             raise ValueError(f"Parameter output_size must be > 0: {output_size}.")
         self._cell, self._output_size, self._activation, self._linear = cell, output_size, activation, None
 
-    state_size = property(lambda self: self._cell.state_size)
     output_size = property(lambda self: self._output_size)
-
-    def zero_state(self, batch_size, dtype):
-        with tf.name_scope(type(self).__name__ + "ZeroState"):
-            return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         output, res_state = self._cell(inputs, state)

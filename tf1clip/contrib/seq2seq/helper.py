@@ -29,19 +29,20 @@ def _embedding_fn(embedding):
 
 
 class Helper(metaclass=abc.ABCMeta):
-    """The sampling interface `BasicDecoder` uses."""
+    """The sampling interface `BasicDecoder` uses (ids: int32 scalars per batch entry, unless a
+    helper says otherwise)."""
 
     @property
     def batch_size(self):
-        raise NotImplementedError
+        return self._batch_size
 
     @property
     def sample_ids_shape(self):
-        raise NotImplementedError
+        return tf.TensorShape([])
 
     @property
     def sample_ids_dtype(self):
-        raise NotImplementedError
+        return tf.int32
 
     @abc.abstractmethod
     def initialize(self, name=None):
@@ -119,18 +120,6 @@ class TrainingHelper(Helper):
     def sequence_length(self):
         return self._sequence_length
 
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return tf.TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
-
     def initialize(self, name=None):
         with tf.name_scope(name or "TrainingHelperInitialize"):
             finished = tf.equal(0, self._sequence_length)
@@ -164,18 +153,6 @@ class GreedyEmbeddingHelper(Helper):
         if self._end_token.shape.rank != 0:
             raise ValueError("end_token must be a scalar")
         self._start_inputs = self._embedding_fn(self._start_tokens)
-
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return tf.TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
 
     def initialize(self, name=None):
         return tf.tile([False], [self._batch_size]), self._start_inputs
@@ -220,10 +197,6 @@ class InferenceHelper(Helper):
         self._next_inputs_fn = next_inputs_fn
         self._batch_size = tf.shape(start_inputs)[0]
         self._start_inputs = tf.convert_to_tensor(start_inputs, name="start_inputs")
-
-    @property
-    def batch_size(self):
-        return self._batch_size
 
     @property
     def sample_ids_shape(self):
