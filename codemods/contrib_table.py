@@ -133,9 +133,11 @@ _RUNTIME_ROWS = {
             "extend_with_decoupled_weight_decay"],
     "data": ["batch_and_drop_remainder", "padded_batch_and_drop_remainder", "sloppy_interleave"],
     "learn": ["ModeKeys"],
+    "crf": ["crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
+            "CrfForwardRnnCell", "viterbi_decode", "crf_decode", "CrfDecodeForwardRnnCell", "CrfDecodeBackwardRnnCell"],
 }
 # Whole modules of the runtime: every name under them maps (aliases like `tfe = tf.contrib.eager`).
-_RUNTIME_MODULES = ("eager", "learn.preprocessing", "tensorboard.plugins.projector")
+_RUNTIME_MODULES = ("eager", "learn.preprocessing", "lookup", "tensorboard.plugins.projector")
 
 
 def _build() -> dict[str, Row]:

@@ -181,3 +181,51 @@ def test_old_flag_names_and_maybe_download_under_run(tmp_path):
     lines = stderr_lines(proc)
     assert len(lines) == 1 and lines[0].startswith(f"{script}:9: maybe_download: ")
     assert "tf1clip never downloads: fetch http://example.com/i.zip into data yourself" in lines[0]
+
+
+def test_crf_against_brute_force_enumeration():
+    import itertools
+
+    from tf1clip.contrib import crf
+
+    rng = np.random.RandomState(3)
+    scores = rng.normal(size=(3, 4, 3)).astype(np.float32)   # [batch, time, tags]
+    trans = rng.normal(size=(3, 3)).astype(np.float32)
+    tags = np.array([[0, 2, 1, 1], [2, 2, 0, 0], [1, 0, 0, 0]], dtype=np.int32)
+    lengths = np.array([4, 2, 1], dtype=np.int32)
+    with tf.Graph().as_default():
+        with v1.variable_scope("crf"):
+            ll, transitions = crf.crf_log_likelihood(tf.constant(scores), tf.constant(tags), tf.constant(lengths),
+                                                      tf.constant(trans))
+            decoded, best = crf.crf_decode(tf.constant(scores), tf.constant(trans), tf.constant(lengths))
+            ll_var, made = crf.crf_log_likelihood(tf.constant(scores), tf.constant(tags), tf.constant(lengths))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            got_ll, got_tags, got_best = sess.run([ll, decoded, best])
+            assert made.name == "crf/transitions:0" and made.shape.as_list() == [3, 3]
+
+    def score(b, seq):
+        return sum(scores[b, t, s] for t, s in enumerate(seq)) + sum(trans[a, c] for a, c in zip(seq, seq[1:]))
+
+    for b, n in enumerate(lengths):
+        all_scores = {seq: score(b, seq) for seq in itertools.product(range(3), repeat=int(n))}
+        log_z = np.log(np.sum(np.exp(list(all_scores.values()))))
+        np.testing.assert_allclose(got_ll[b], score(b, tuple(tags[b, :n])) - log_z, rtol=1e-5)
+        best_seq = max(all_scores, key=all_scores.get)
+        assert tuple(got_tags[b, :n]) == best_seq
+        np.testing.assert_allclose(got_best[b], all_scores[best_seq], rtol=1e-5)
+        viterbi, viterbi_score = crf.viterbi_decode(scores[b, :n], trans)
+        assert tuple(viterbi) == best_seq and np.isclose(viterbi_score, all_scores[best_seq])
+
+
+def test_contrib_lookup_is_tensorflows_lookup_ops(tmp_path):
+    from tf1clip.contrib import lookup
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\nc\n")
+    with tf.Graph().as_default():
+        table = lookup.index_table_from_file(str(vocab), default_value=-1)
+        ids = table.lookup(tf.constant(["b", "z", "a"]))
+        with v1.Session() as sess:
+            sess.run(v1.tables_initializer())
+            assert sess.run(ids).tolist() == [1, -1, 0]

@@ -9,15 +9,14 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq", "opt", "rnn", "seq2seq", "slim",
-            "tensorboard", "training")
+PROVIDED = ("crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq", "lookup", "opt", "rnn",
+            "seq2seq", "slim", "tensorboard", "training")
 
 _HINTS = {
     "distribute": "use tf.distribute",
     "keras": "use tf.keras",
     "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
     "losses": "use tf.compat.v1.losses",
-    "lookup": "use tf.lookup (StaticHashTable, StaticVocabularyTable)",
     "summary": "use tf.compat.v2.summary (create_file_writer, scalar, ...)",
     "distributions": "use TensorFlow Probability (tfp.distributions)",
     "cudnn_rnn": "use tf.keras.layers.LSTM / GRU (they run cuDNN kernels on a GPU)",
