@@ -71,6 +71,19 @@ def test_call_rows_behave_as_numpy1():
     assert set(CALLS) == {"asscalar", "msort", "in1d", "asfarray", "fromstring"}
 
 
+def test_ragged_arrays_are_object_arrays_as_before_numpy_1_24():
+    legacy = numpy_view()
+    pairs = legacy.array(list(zip([np.arange(3), np.arange(3)], [np.arange(2), np.arange(2)])))
+    assert pairs.shape == (2, 2) and pairs.dtype == object and pairs[1, 0].tolist() == [0, 1, 2]
+    rows = legacy.asarray([[1, 2], [3]])
+    assert rows.shape == (2,) and rows.dtype == object and rows[1] == [3]
+    assert legacy.array([[1, 2], [3, 4]]).dtype == np.int64  # regular input: NumPy's own result
+    with pytest.raises(ValueError):
+        legacy.array([[1, 2], [3]], dtype=float)  # a dtype given: NumPy 1.x raised too
+    with pytest.raises(ValueError):
+        np.array([[1, 2], [3]])  # the real module is unchanged
+
+
 def test_view_is_numpy_elsewhere():
     legacy = numpy_view()
     assert legacy.float is float and legacy.float64 is np.float64 and legacy.random is np.random

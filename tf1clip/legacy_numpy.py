@@ -3,7 +3,9 @@
 `tf1clip run` hands `import numpy` in the user's files (not in libraries) a view of the real
 module: every attribute is numpy's own object, except the names NumPy 2 removed
 (`tf1clip.numpy_removed`), which mean what NumPy 1.x meant (`np.float` is `float`,
-`np.asscalar(a)` is `a.item()`, `np.reshape(a, newshape=s)` reshapes, ...). TensorFlow, pandas
+`np.asscalar(a)` is `a.item()`, `np.reshape(a, newshape=s)` reshapes, ...), and `np.array` /
+`np.asarray` of a ragged nested sequence, which gives an object array as before NumPy 1.24
+instead of raising. TensorFlow, pandas
 and every other library keep seeing the real, unchanged module, and so does
 `sys.modules["numpy"]`; submodules (`numpy.random`, `numpy.linalg`) are the real ones.
 """
@@ -54,6 +56,22 @@ def _reshape(*args, **kwargs):
     return _np.reshape(*args, **kwargs)
 
 
+def _ragged_to_object(original):
+    """NumPy < 1.24 made an object array of a ragged nested sequence (1.20-1.23 with a warning);
+    NumPy 2 raises unless dtype=object is passed, which gives the same array."""
+
+    def make(obj, *args, **kwargs):
+        try:
+            return original(obj, *args, **kwargs)
+        except ValueError as exc:
+            if args or kwargs.get("dtype") is not None or "inhomogeneous" not in str(exc):
+                raise
+            return original(obj, **{**kwargs, "dtype": object})
+
+    make.__name__, make.__doc__ = original.__name__, original.__doc__
+    return make
+
+
 _CALLS = {"asscalar": _asscalar, "msort": _msort, "in1d": _in1d, "asfarray": _asfarray,
           "fromstring": _fromstring}
 assert set(_CALLS) == set(CALLS), "every CALLS row has its NumPy 1.x function here"
@@ -63,6 +81,8 @@ def _legacy_values() -> dict:
     values = {name: eval(row.spelling, {"np": _np}) for name, row in ALIASES.items()}  # noqa: S307 - our table
     values.update(_CALLS)
     values["reshape"] = _reshape
+    values["array"] = _ragged_to_object(_np.array)
+    values["asarray"] = _ragged_to_object(_np.asarray)
     return values
 
 
