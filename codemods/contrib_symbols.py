@@ -30,7 +30,7 @@ class ContribSymbolsCommand(TableRenameCommand):
         # Not TensorFlow: a local object that happens to be called `tf`.
         Valid("class tf:\n    contrib = None\n\ncell = tf.contrib.rnn.BasicLSTMCell(3)\n"),
         # Unknown contrib names are left where they are (and reported for a human).
-        Valid("import tensorflow as tf\n\ndecoder = tf.contrib.seq2seq.BeamSearchDecoder(cell, emb, start, end, state, 4)\n"),
+        Valid("import tensorflow as tf\n\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(inputs, lengths, emb, 0.5)\n"),
     ]
     INVALID = [
         Invalid(

@@ -230,12 +230,72 @@ def test_tile_batch_and_unprovided_names(tmp_path):
         with tf.Session() as sess:
             tiled = sess.run(tf.contrib.seq2seq.tile_batch({"a": tf.constant([[1, 2], [3, 4]])}, 3)["a"])
         try:
-            tf.contrib.seq2seq.BeamSearchDecoder
+            tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper
             message = "provided"
         except AttributeError as exc:
             message = str(exc)
         dump(tiled=tiled, message=message)
     """)
     assert out["tiled"].tolist() == [[1, 2]] * 3 + [[3, 4]] * 3
-    assert str(out["message"]).startswith("tf.contrib.seq2seq.BeamSearchDecoder is not provided by tf1clip")
-    assert "keras_hub.samplers.BeamSampler" in str(out["message"])
+    assert str(out["message"]).startswith("tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper is not provided by tf1clip")
+    assert str(out["message"]).endswith("feed sampled ids yourself with a CustomHelper")
+
+
+BEAM_CASE = """
+    V, H, END = 3, 4, 2
+    embedding = rng.normal(size=(V, H)).astype(np.float32)
+    h0 = rng.normal(size=(2, H)).astype(np.float32)
+    cell = tf.nn.rnn_cell.BasicRNNCell(H)
+    layer = tf.layers.Dense(V, name="proj")
+    decoder = tf.contrib.seq2seq.BeamSearchDecoder(
+        cell, tf.constant(embedding), tf.fill([2], 0), END, tf.contrib.seq2seq.tile_batch(tf.constant(h0), 9), 9,
+        output_layer=layer, length_penalty_weight={penalty})
+    outputs, state, _ = tf.contrib.seq2seq.dynamic_decode(decoder, maximum_iterations=3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        weights = load_all(sess)
+        ids, scores, lengths = sess.run([outputs.predicted_ids, outputs.beam_search_decoder_output.scores,
+                                         state.lengths])
+    dump(embedding=embedding, h0=h0, ids=ids, scores=scores, lengths=lengths,
+         **{{k[:-2].replace("decoder/", "").replace("/", "__"): v for k, v in weights.items()}})
+"""
+
+
+def _brute_force_beams(w, batch, penalty):
+    """Every hypothesis of at most 3 tokens (ending at the first end token 2), scored as TF 1.15
+    scores beams: the summed log-softmax, divided by ((5 + length) / 6) ** penalty, where the
+    length counts the end token only from the step after it was emitted (TF 1.15 adds 0 to the
+    length of the end-token continuation, and 1 to the stored length of a beam that ends)."""
+    import itertools
+
+    def log_softmax(x):
+        return x - np.log(np.exp(x - x.max()).sum()) - x.max()
+
+    hyps = {}
+    for seq in itertools.product(range(3), repeat=3):
+        seq = seq[:seq.index(2) + 1] if 2 in seq else seq
+        if seq in hyps:
+            continue
+        h, token, total = w["h0"][batch], 0, 0.0
+        for s in seq:
+            h = np.tanh(np.concatenate([w["embedding"][token], h]) @ w["basic_rnn_cell__kernel"] + w["basic_rnn_cell__bias"])
+            total += log_softmax(h @ w["proj__kernel"] + w["proj__bias"])[s]
+            token = s
+        scored_length = len(seq) - 1 if len(seq) == 3 and seq[-1] == 2 else len(seq)
+        hyps[seq] = total / ((5.0 + scored_length) / 6.0) ** penalty
+    return sorted(hyps.items(), key=lambda kv: -kv[1])
+
+
+@pytest.mark.parametrize("penalty", [0.0, 0.8])
+def test_beam_search_decoder_finds_the_best_hypotheses(tmp_path, penalty):
+    """Beam width 9 >= every live hypothesis at each step, so the 9 beams are exactly the 9 best of
+    all 15 hypotheses of length <= 3: checked by enumerating them."""
+    out = _run(tmp_path, BEAM_CASE.format(penalty=penalty))
+    w = {k: np.asarray(v) for k, v in out.items()}
+    for b in range(2):
+        best = _brute_force_beams(w, b, penalty)[:9]
+        for k, (seq, score) in enumerate(best):
+            padded = list(seq) + [2] * (3 - len(seq))       # gather_tree: end token after the end
+            assert out["ids"][b, :, k].tolist() == padded, (b, k)
+            np.testing.assert_allclose(out["scores"][b, -1, k], score, rtol=1e-4, atol=1e-5)
+            assert out["lengths"][b, k] == len(seq)

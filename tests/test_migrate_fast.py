@@ -103,7 +103,7 @@ VARIANTS = [
     ("import inside a function", lambda t: t + "\n\ndef g():\n    import tensorflow as tf\n    return tf\n", False),
     ("two statements on a line", lambda t: t.replace("import numpy as np\n", "import numpy as np; import sys\n"), False),
     ("f-string", lambda t: t + '\nprint(f"{tf.__version__}")\n', False),
-    ("contrib name without a row", lambda t: t + "\nhelper = tf.contrib.seq2seq.BeamSearchDecoder\n", False),
+    ("contrib name without a row", lambda t: t + "\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper\n", False),
     ("chain over two lines", lambda t: t + "\nx = (tf.\n     zeros)\n", False),
     ("tf.compat use", lambda t: t + "\nx = tf.compat.v1.placeholder(tf.float32)\n", False),
     ("TF 2 API", lambda t: t + "\ntape = tf.GradientTape()\n", False),

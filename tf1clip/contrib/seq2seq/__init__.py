@@ -3,29 +3,28 @@
 Provided: `sequence_loss`; the decoding loop (`Decoder`, `BasicDecoder`, `BasicDecoderOutput`,
 `dynamic_decode`); the helpers (`TrainingHelper`, `GreedyEmbeddingHelper`,
 `SampleEmbeddingHelper`, `InferenceHelper`, `CustomHelper`); attention (`LuongAttention`,
-`BahdanauAttention`, `AttentionWrapper`, `AttentionWrapperState`, `hardmax`); `tile_batch`.
+`BahdanauAttention`, `AttentionWrapper`, `AttentionWrapperState`, `hardmax`); beam search
+(`BeamSearchDecoder`, its state and output tuples, `gather_tree`, `tile_batch`).
 Each with TF 1.15's math and variable names (tests/test_contrib_seq2seq.py checks the numbers).
 Anything else fails with one line naming a replacement.
 """
 from tf1clip.contrib import forward
 from tf1clip.contrib.seq2seq.attention_wrapper import (AttentionMechanism, AttentionWrapperState,
                                                        BahdanauAttention, LuongAttention, hardmax)
-from tf1clip.contrib.seq2seq.beam_search import tile_batch
+from tf1clip.contrib.seq2seq.beam_search import (BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,
+                                                  FinalBeamSearchDecoderOutput, gather_tree, tile_batch)
 from tf1clip.contrib.seq2seq.decoder import BasicDecoder, BasicDecoderOutput, Decoder, dynamic_decode
 from tf1clip.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper, InferenceHelper,
                                             SampleEmbeddingHelper, TrainingHelper)
 from tf1clip.contrib.seq2seq.loss import sequence_loss
 
 __all__ = ["AttentionMechanism", "AttentionWrapper", "AttentionWrapperState", "BahdanauAttention",
-           "BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder", "GreedyEmbeddingHelper", "Helper",
+           "BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput",
+           "gather_tree", "BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder", "GreedyEmbeddingHelper", "Helper",
            "InferenceHelper", "LuongAttention", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
            "hardmax", "sequence_loss", "tile_batch"]
 
-_BEAM = ("beam search is not provided: decode greedily (GreedyEmbeddingHelper), or use KerasHub's "
-         "keras_hub.samplers.BeamSampler")
 _forward = forward(__name__, "tf.contrib.seq2seq", hints={
-    "BeamSearchDecoder": _BEAM, "BeamSearchDecoderOutput": _BEAM, "BeamSearchDecoderState": _BEAM,
-    "FinalBeamSearchDecoderOutput": _BEAM, "gather_tree": _BEAM,
     "ScheduledEmbeddingTrainingHelper": "feed sampled ids yourself with a CustomHelper",
     "ScheduledOutputTrainingHelper": "feed sampled outputs yourself with a CustomHelper",
     "BahdanauMonotonicAttention": "use BahdanauAttention", "LuongMonotonicAttention": "use LuongAttention",
