@@ -2,10 +2,13 @@
 
 The script is executed as `__main__` the way `python SCRIPT` would (sys.argv, sys.path[0],
 exit status). While it runs, `import tensorflow...` written in the user's own files (not in
-installed libraries, which keep the real TensorFlow) resolves to the TF 1.x face
-`tf1clip.v1`: `tensorflow` is the face, `tensorflow.contrib.X` is `tf1clip.contrib.X`,
-`tensorflow.examples.X` is `tf1clip.examples.X`, anything else (`tensorflow.python...`) is the
-real module. The face adds no graph ops, so graph-level seeds give the script's own numbers.
+installed libraries, which keep the real TensorFlow; `--include PACKAGE` makes an installed
+package the user's) resolves to the TF 1.x face `tf1clip.v1`: `tensorflow` is the face,
+`tensorflow.contrib.X` is `tf1clip.contrib.X`, `tensorflow.examples.X` is
+`tf1clip.examples.X`, anything else (`tensorflow.python...`) is the real module. `import numpy`
+in the same files gives NumPy with the NumPy 1.x names NumPy 2 removed (tf1clip.legacy_numpy).
+Sessions place ops softly (tf1clip.placement). The face adds no graph ops, so graph-level seeds
+give the script's own numbers.
 """
 from __future__ import annotations
 
