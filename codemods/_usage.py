@@ -41,7 +41,8 @@ TF1_PACKAGES = ("tensorflow.contrib", "tensorflow.examples.tutorials")
 # Packages that import TensorFlow; after migration a file uses the runtime names below and is
 # still TF 1 code (so a second run is a no-op).
 TF1_RUNTIME = ("tf1clip", "tf_slim")
-RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples", "tf1clip.clip_gradients_by_norm")
+RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples", "tf1clip.estimator",
+               "tf1clip.clip_gradients_by_norm")
 
 
 def _has_prefix(rel: str, table) -> bool:

@@ -11,8 +11,8 @@ edits (a few ms a file).
 It accepts a file only when every name the rules resolve is certain without scope analysis:
 each alias it follows is bound by one module-level import line and nothing else in the file
 binds, assigns, deletes or declares that name. Anything else (other import forms, a name
-reused, `tf.compat.*`, TF 2 or eager API, a contrib name without a row, a rule that would
-leave a place for a human, ...) returns None and the libcst rules run as before.
+reused, `tf.compat.*`, `tf.estimator.*`, TF 2 or eager API, a contrib name without a row, a
+rule that would leave a place for a human, ...) returns None and the libcst rules run as before.
 `tests/test_migrate_fast.py` checks equality with the libcst rules on every corpus the project
 has (fixtures, migrate tree, the codemods' examples, the benchmark's generated tree) and on
 variations meant to be declined. Never imports TensorFlow.
@@ -250,8 +250,8 @@ def _check_usage(f: _File) -> None:
             classify_qname(usage, _qname(f, chain, k), source, chain.line)
         if chain.root in f.tf_aliases and chain.parts:
             rel = ".".join(chain.parts)
-            if chain.parts[0] in ("compat", "examples", "python"):
-                raise _Decline
+            if chain.parts[0] in ("compat", "examples", "python", "estimator"):
+                raise _Decline  # (tf.estimator: the estimator rule's, not modelled here)
             if chain.parts[0] != "contrib" and _has_prefix(rel, V1_ONLY) and chain.parts[0] not in NEUTRAL_V1:
                 stable = True  # TF 1 in the input and after the import rewrite alike
     if usage.tf2 or usage.eager or usage.disables_v2 or not stable:

@@ -3,8 +3,9 @@
 The script is executed as `__main__` the way `python SCRIPT` would (sys.argv, sys.path[0],
 exit status). While it runs, `import tensorflow...` written in the user's own files (not in
 installed libraries, which keep the real TensorFlow; `--include PACKAGE` makes an installed
-package the user's) resolves to the TF 1.x face `tf1clip.v1`: `tensorflow` is the face,
-`tensorflow.contrib.X` is `tf1clip.contrib.X`, `tensorflow.examples.X` is
+package the user's) resolves to the TF 1.x face `tf1clip.v1`: `tensorflow` (and
+`tensorflow.compat.v1`) is the face, `tensorflow.contrib.X` is `tf1clip.contrib.X`,
+`tensorflow.estimator.X` is `tf1clip.estimator.X`, `tensorflow.examples.X` is
 `tf1clip.examples.X`, anything else (`tensorflow.python...`) is the real module. `import numpy`
 in the same files gives NumPy with the NumPy 1.x names NumPy 2 removed (tf1clip.legacy_numpy).
 Sessions place ops softly (tf1clip.placement). The face adds no graph ops, so graph-level seeds
@@ -101,7 +102,7 @@ def _package_dirs(packages) -> list[str]:
 class FaceImporter:
     """Wraps builtins.__import__ so that users' `import tensorflow...` gets the TF 1.x face."""
 
-    _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples"}
+    _OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "estimator": "tf1clip.estimator"}
 
     def __init__(self, face: types.ModuleType, user_code: _UserCode):
         self.face = face
@@ -140,6 +141,8 @@ class FaceImporter:
         from tf1clip.errors import UnsupportedImport, UnsupportedSymbol
 
         parts = name.split(".")
+        if parts[1:3] == ["compat", "v1"]:  # the face is tf.compat.v1 plus what TF 2 dropped
+            parts = [parts[0], *parts[3:]]
         if len(parts) == 1:
             target = self.face
         elif parts[1] in self._OWN:
@@ -149,7 +152,7 @@ class FaceImporter:
                     if item != "*":
                         self._child(target, item, parts)
             except UnsupportedSymbol as exc:
-                raise UnsupportedImport(exc.symbol.replace("tf.", "tensorflow.", 1), _hint(exc)) from None
+                raise UnsupportedImport(exc.symbol.replace("tf.", "tensorflow.", 1), exc.hint, exc.reason) from None
         else:
             target = self._original(name, None, None, fromlist, 0)
         return target if fromlist else self.face
@@ -174,11 +177,6 @@ class FaceImporter:
                 return importlib.import_module(f"{module.__name__}.{name}")
             except ModuleNotFoundError:
                 raise UnsupportedSymbol("tf." + ".".join([*parent_parts[1:], name])) from None
-
-
-def _hint(exc) -> str:
-    message = str(exc)
-    return message.split("; ", 1)[1] if "; " in message else ""
 
 
 def main(argv: list[str], debug: bool = False) -> int:

@@ -9,8 +9,8 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq", "lookup", "opt", "rnn",
-            "seq2seq", "slim", "tensorboard", "training")
+PROVIDED = ("cluster_resolver", "crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq",
+            "lookup", "opt", "rnn", "seq2seq", "slim", "tensorboard", "tpu", "training")
 
 _HINTS = {
     "distribute": "use tf.distribute",

@@ -35,6 +35,7 @@ not, the run stops with exit status 3 and both lists in the record.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -70,6 +71,7 @@ class Recorder:
         self.out = out
         self.max_steps = steps
         self.optimizers = {}  # id(optimizer) -> Update
+        self._continuing = {}  # id(optimizer in a later graph) -> the Update it continues
         self.grad_records = []  # (target, {id(var): raw grad}) most recent last
         self.stopped = False
         self.mismatch = None
@@ -94,13 +96,43 @@ class Recorder:
             self._old_used = set()
 
     # ---- bookkeeping -------------------------------------------------------------------------
-    def update_for(self, optimizer):
-        update = self.optimizers.get(id(optimizer))
+    def update_for(self, optimizer, variables=()):
+        update = self.optimizers.get(id(optimizer)) or self._continuing.get(id(optimizer))
+        if update is None and variables:
+            update = self._continued(optimizer, variables)
         if update is None:
             update = Update(len(self.optimizers), optimizer)
             update._optimizer = optimizer  # keep it alive: ids must stay unique
             self.optimizers[id(optimizer)] = update
         return update
+
+    def _continued(self, optimizer, variables):
+        """The Update that a new graph's optimizer continues, or None.
+
+        An Estimator builds a fresh graph on each train() call and restores the checkpoint the
+        previous call saved: a new optimizer object over new variables of the same names and
+        shapes, in a graph of its own, is the same training going on. Its steps extend that
+        Update, and the final weights are read from the newest graph.
+        """
+        name = _optimizer_name(optimizer)
+        graph = getattr(variables[0], "graph", None)
+        signature = [(_var_name(v), _var_shape(v)) for v in variables]
+        for update in self.optimizers.values():
+            if update.name != name or not update.variables or graph is None:
+                continue
+            if getattr(update.variables[0], "graph", graph) is graph:
+                continue
+            if [(_var_name(v), _var_shape(v)) for v in update.variables] != signature:
+                continue
+            for old, new in zip(update.variables, variables):
+                key = self._assigned.get(_var_identity(old))
+                if key is not None:
+                    self._assigned[_var_identity(new)] = key
+            update.variables = list(variables)
+            self._continuing[id(optimizer)] = update
+            update._continued = getattr(update, "_continued", []) + [optimizer]  # ids must stay unique
+            return update
+        return None
 
     def note_gradients(self, target, sources, grads):
         if grads is None:
@@ -511,8 +543,8 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
     """Common path of every hooked update: eager, tf.function or graph construction."""
     import tensorflow as tf
 
-    update = rec.update_for(optimizer)
     variables = [v for _, v in kept]
+    update = rec.update_for(optimizer, variables)
     if not update.variables:
         update.variables = variables
     grads = [g for g, _ in kept]
@@ -563,6 +595,7 @@ def _on_update(rec, optimizer, kept, call_original, post_fn):
         # post_fn (an optimizer's own clip) is called at the first run, not now: ops built
         # now would shift the seeds of random ops the script creates after this line.
         rec.graph_updates[op.name] = (update, target, raw, grads, post_fn, op)
+        rec._graph_extras.pop(op.name, None)  # built for an earlier graph's op of this name
     return result
 
 
@@ -625,7 +658,7 @@ def _graph_extras(rec, op_name):
     extras = rec._graph_extras.get(op_name)
     if extras is None:
         update, target, raw, grads, post_fn, op = rec.graph_updates[op_name]
-        with op.graph.as_default(), tf.name_scope("tf1clip_parity"):
+        with _unfinalized(op.graph), op.graph.as_default(), tf.name_scope("tf1clip_parity"):
             post = post_fn(grads) if post_fn else grads
             nan = tf.constant(np.nan, tf.float64)
             loss = _loss_tensor(target) if target is not None else nan
@@ -636,16 +669,26 @@ def _graph_extras(rec, op_name):
     return extras
 
 
+@contextlib.contextmanager
+def _unfinalized(graph):
+    """Room for the recording ops in a graph a MonitoredSession (Estimator) has finalized."""
+    finalized = graph.finalized
+    if finalized:
+        graph._unsafe_unfinalize()  # noqa: SLF001 - TensorFlow's own way back; finalized again below
+    try:
+        yield
+    finally:
+        if finalized:
+            graph.finalize()
+
+
 def _triggered(rec, session, fetches):
     """The graph updates a Session.run of `fetches` executes (through inputs or control deps)."""
     import tensorflow as tf
 
     graph = session.graph
-    try:
-        flat = tf.nest.flatten(fetches)
-    except Exception:  # noqa: BLE001
-        return []
     ops = []
+    flat = _fetch_leaves(fetches)
     for item in flat:
         try:
             element = graph.as_graph_element(item, allow_tensor=True, allow_operation=True)
@@ -669,6 +712,16 @@ def _triggered(rec, session, fetches):
         cached = sorted(found, key=lambda name: rec.graph_updates[name][0].index)
         rec._trigger_cache[(id(graph), key)] = cached
     return [rec.graph_updates[name] for name in cached]
+
+
+def _fetch_leaves(fetches):
+    """The leaves of a Session.run fetch structure. Not tf.nest: MonitoredSession fetches a dict
+    keyed by its hooks next to 'caller', which tf.nest cannot sort."""
+    if isinstance(fetches, dict):
+        return [leaf for value in fetches.values() for leaf in _fetch_leaves(value)]
+    if isinstance(fetches, (list, tuple)):
+        return [leaf for value in fetches for leaf in _fetch_leaves(value)]
+    return [fetches]
 
 
 # ---- entry point -----------------------------------------------------------------------------
