@@ -33,6 +33,9 @@ NEUTRAL_V1 = frozenset({
 TF2_MARKERS = frozenset({"GradientTape", "function", "Module", "autodiff", "compat.v2",
                          "config.run_functions_eagerly"})
 EAGER_SWITCH = frozenset({"enable_eager_execution", "enable_v2_behavior"})
+# tf.contrib.eager's own switch, before and after the migration names the runtime's module.
+EAGER_SWITCH_NAMES = frozenset({"tensorflow.contrib.eager.enable_eager_execution",
+                                "tf1clip.contrib.eager.enable_eager_execution"})
 # Modules outside TensorFlow that only TF 1 code imports (their rewrite is the migration).
 TF1_PACKAGES = ("tensorflow.contrib", "tensorflow.examples.tutorials")
 # Packages that import TensorFlow; after migration a file uses the runtime names below and is
@@ -101,6 +104,8 @@ def _classify_name(usage: Usage, name: str, node: cst.CSTNode, line_of) -> None:
 def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
     """Record the use `source` (at `line`) whose imported qualified name is `name`."""
     where = (line, source)
+    if name in EAGER_SWITCH_NAMES:
+        usage.eager = True
     if name.startswith(RUNTIME_TF1):
         usage.tf1.append(where)
         return

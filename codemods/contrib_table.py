@@ -84,14 +84,16 @@ _TF_ROWS = {
     "framework.load_variable": "train.load_variable",
     "framework.list_variables": "train.list_variables",
     "util.constant_value": "get_static_value",
+    "framework.nest.is_sequence": "nest.is_nested",
 }
 # TF 1.15's contrib.data kept these as deprecated wrappers calling the tf.data.experimental
 # function of the same name with the same arguments.
-_TF_WRAPPED_ROWS = {
-    "data.map_and_batch": "data.experimental.map_and_batch",
-    "data.parallel_interleave": "data.experimental.parallel_interleave",
-    "data.shuffle_and_repeat": "data.experimental.shuffle_and_repeat",
-}
+_TF_WRAPPED_ROWS = {f"data.{name}": f"data.experimental.{name}" for name in (
+    "map_and_batch", "parallel_interleave", "group_by_window", "shuffle_and_repeat", "bucket_by_sequence_length",
+    "unbatch", "ignore_errors", "prefetch_to_device", "copy_to_device", "scan", "sample_from_datasets",
+    "choose_from_datasets", "get_single_element", "rejection_resample", "dense_to_sparse_batch", "Counter",
+    "CsvDataset", "make_csv_dataset", "make_batched_features_dataset", "TFRecordWriter", "enumerate_dataset",
+    "get_next_as_optional", "Reducer", "group_by_reducer", "SqlDataset", "RandomDataset")}
 _WRAPPED = "TF 1.15's contrib name was a deprecated wrapper calling this core function with the same arguments"
 
 # What the tf1clip runtime provides under tf1clip.contrib.<sub> (mirroring tf.contrib.<sub>).
@@ -121,12 +123,31 @@ _RUNTIME_ROWS = {
         "assign_from_values", "assign_from_values_fn", "filter_variables",
     ],
     "training": ["clip_gradient_norms", "multiply_gradients", "create_train_op",
-                 "add_gradients_summaries"],
+                 "add_gradients_summaries", "HParams"],
     # TPUEstimator code run with use_tpu=False (tf1clip.estimator.tpu); the resolver refuses a TPU.
     "tpu": ["TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig",
             "CrossShardOptimizer"],
     "cluster_resolver": ["TPUClusterResolver"],
+    "seq2seq": ["sequence_loss", "Decoder", "BasicDecoder", "BasicDecoderOutput", "dynamic_decode", "Helper",
+                "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper", "InferenceHelper", "CustomHelper",
+                "AttentionMechanism", "LuongAttention", "BahdanauAttention", "AttentionWrapper",
+                "AttentionWrapperState", "hardmax", "tile_batch", "BeamSearchDecoder", "BeamSearchDecoderOutput",
+                "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "gather_tree"],
+    "legacy_seq2seq": ["rnn_decoder", "basic_rnn_seq2seq", "tied_rnn_seq2seq", "embedding_rnn_decoder",
+                       "embedding_rnn_seq2seq", "attention_decoder", "embedding_attention_decoder",
+                       "embedding_attention_seq2seq", "sequence_loss_by_example", "sequence_loss",
+                       "model_with_buckets"],
+    "rnn": ["LSTMBlockCell", "GRUBlockCell", "LayerNormBasicLSTMCell", "EmbeddingWrapper", "InputProjectionWrapper",
+            "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn"],
+    "opt": ["LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
+            "extend_with_decoupled_weight_decay"],
+    "data": ["batch_and_drop_remainder", "padded_batch_and_drop_remainder", "sloppy_interleave"],
+    "learn": ["ModeKeys"],
+    "crf": ["crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
+            "CrfForwardRnnCell", "viterbi_decode", "crf_decode", "CrfDecodeForwardRnnCell", "CrfDecodeBackwardRnnCell"],
 }
+# Whole modules of the runtime: every name under them maps (aliases like `tfe = tf.contrib.eager`).
+_RUNTIME_MODULES = ("eager", "learn.preprocessing", "lookup", "tensorboard.plugins.projector")
 
 
 def _build() -> dict[str, Row]:
@@ -139,6 +160,9 @@ def _build() -> dict[str, Row]:
         for name in names:
             rows[f"tensorflow.contrib.{sub}.{name}"] = Row(
                 f"tensorflow.contrib.{sub}.{name}", f"tf1clip.contrib.{sub}.{name}", _RUNTIME)
+    for sub in _RUNTIME_MODULES:
+        rows[f"tensorflow.contrib.{sub}"] = Row(f"tensorflow.contrib.{sub}", f"tf1clip.contrib.{sub}", _RUNTIME,
+                                                module=True)
     # The decorator users know by name: tf1clip's top-level export (exact TF 1.15 semantics).
     rows["tensorflow.contrib.estimator.clip_gradients_by_norm"] = Row(
         "tensorflow.contrib.estimator.clip_gradients_by_norm", "tf1clip.clip_gradients_by_norm",

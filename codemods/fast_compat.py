@@ -31,11 +31,12 @@ from codemods._usage import NEUTRAL_V1, TF, V1, Usage, _has_prefix, classify_qna
 from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS, SLIM, lookup
 from codemods.contrib_slim import _RUNTIME as SLIM_RUNTIME_ROW, _TF_SLIM as TF_SLIM_ROW, slim_name_safe
 from codemods.legacy_keras import needs_legacy_keras
+from codemods.numpy2 import Numpy2Command
 
 MNIST_MODULE = "tensorflow.examples.tutorials.mnist"
 # Text that makes a rule do something this path does not model: the file goes to libcst.
 _DECLINE_TEXT = ("TF_USE_LEGACY_KERAS", "disable_v2_behavior", "enable_eager_execution", "enable_v2_behavior",
-                 "\r")
+                 "\r", ".device(")  # (.device(: device pins are soft_placement's, a libcst rule)
 
 
 class _Decline(Exception):
@@ -84,8 +85,8 @@ def fast_compat(text: str, filename: str = "<string>") -> Optional[tuple[str, li
 
 
 def _run(text: str, filename: str):
-    if any(t in text for t in _DECLINE_TEXT):
-        raise _Decline
+    if any(t in text for t in _DECLINE_TEXT) or Numpy2Command.applies_to(text):
+        raise _Decline  # (numpy2: NumPy 2 spellings are the libcst rule's alone)
     tree = ast.parse(text, filename)
     parts = text.split("\n")  # CPython's lines, not str.splitlines' (which also splits at \f, \x1c, ...)
     f = _File(tree, [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else []))

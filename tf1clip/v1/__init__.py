@@ -3,7 +3,8 @@
 Every `tf.compat.v1` symbol as `tf.X`, graph mode on (`disable_v2_behavior()`, as a TF 1.x
 script expects), plus what TF 2 dropped: `tf.contrib` (tf1clip.contrib), `tf.estimator`
 (tf1clip.estimator, also as `tf.compat.v1.estimator`) and
-`tf.examples.tutorials.mnist.input_data` (reads local files, never downloads).
+`tf.examples.tutorials.mnist.input_data` (reads local files, never downloads); `tf.flags` and
+`tf.app.flags` let a script define a flag name absl's logging took (tf1clip.v1.flags).
 
 Importing this module creates no graph ops, so graph-seeded scripts draw the same random
 numbers as with `import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()`.
@@ -30,7 +31,8 @@ _v1 = _tf.compat.v1
 with _deprecation.silence():  # TF 1.x scripts asked for graph mode; no warning about it
     _v1.disable_v2_behavior()
 
-_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "estimator": "tf1clip.estimator"}
+_OWN = {"contrib": "tf1clip.contrib", "examples": "tf1clip.examples", "estimator": "tf1clip.estimator",
+        "flags": "tf1clip.v1.flags", "app": "tf1clip.v1.app"}
 
 
 class _Compat(types.ModuleType):
