@@ -144,15 +144,24 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         if strategy:
             raise ValueError("a strategy applies to the TF2 tier only (to='tf2')")
         return migrate_text(text, filename)
-    from codemods.tf2 import convert
+    from codemods.tf2 import Result, convert
 
-    result = convert(text, filename)
+    try:
+        result = convert(text, filename)
+    except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file
+        result = Result(None, [Note(0, "tf2", "human", f"not converted to the TF2 tier: internal error "
+                                                      f"({type(exc).__name__}: {exc}); kept on the compat tier")])
     if result.text is not None:
         out, notes = result.text, list(result.notes)
         if strategy and result.text != text:
             from codemods.tf2.distribute import distribute
 
-            dist = distribute(result.text, filename, strategy, source=text)
+            try:
+                dist = distribute(result.text, filename, strategy, source=text)
+            except Exception as exc:  # noqa: BLE001 - as distribute's own refusal: single-device output kept
+                dist = Result(None, [Note(0, "distribute", "human",
+                                          f"not distributed (--strategy {strategy}): internal error "
+                                          f"({type(exc).__name__}: {exc}); the single-device TF2 output is kept")])
             out = dist.text if dist.text is not None else out
             notes = sorted([*notes, *dist.notes], key=lambda n: (n.line, n.kind != "change"))
         return Outcome(out, notes,

@@ -1,0 +1,98 @@
+"""Constructs today's TF2 translator gets wrong: refused before it runs, with the line and why.
+
+Each entry is a construct the translator would convert into a program that runs but computes
+something else; each has a probe in `fixtures/tf2_safety/` whose test demands "refused with
+this line, or converted and passing parity". When the translator learns the construct, its
+entry here goes, and the probe's test then demands parity.
+
+* A second `sess.run(init)` (or one in a loop, or after training ran): TF 1 re-initialized
+  every variable there (a reset between trials); the translator drops initializer runs, so the
+  reset would silently not happen.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.tf2._base import Names, Refuse, arg, walk
+
+RULE = "known_gaps"
+DESCRIPTION = "Refuse constructs the TF2 translator does not convert exactly yet (a variable reset by sess.run(init))."
+
+EXAMPLES = [
+    ("import tensorflow as tf\ninit = tf.global_variables_initializer()\nwith tf.Session() as sess:\n"
+     "    sess.run(init)\n    for i in range(3):\n        sess.run(train)\n",
+     "import tensorflow as tf\ninit = tf.global_variables_initializer()\nwith tf.Session() as sess:\n"
+     "    sess.run(init)\n    for i in range(3):\n        sess.run(train)\n"),
+]
+
+INITIALIZERS = ("tensorflow.global_variables_initializer", "tensorflow.initialize_all_variables",
+                "tensorflow.variables_initializer", "tensorflow.initialize_variables",
+                "tensorflow.local_variables_initializer", "tensorflow.initialize_local_variables")
+
+
+class _Runs(cst.CSTVisitor):
+    """Every `X.run(fetches, ...)` of a session, in source order, with whether it is in a loop."""
+
+    def __init__(self, names: Names):
+        self.names = names
+        self.loops = 0
+        self.runs: list = []  # (call, fetches, in_loop)
+
+    def visit_For(self, node):
+        self.loops += 1
+
+    def leave_For(self, node):
+        self.loops -= 1
+
+    def visit_While(self, node):
+        self.loops += 1
+
+    def leave_While(self, node):
+        self.loops -= 1
+
+    def visit_Call(self, node):
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "run" and self.names.of(func) is None
+                and node.args):
+            self.runs.append((node, arg(node, 0, "fetches"), self.loops > 0))
+
+
+def _initializers(names: Names) -> dict:
+    """Names bound to an initializer op → which initializer (its qualified name)."""
+    out = {}
+    for node in walk(names.module):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and names.is_(node.value.func, *INITIALIZERS):
+            out.update({t.target.value: names.of(node.value.func) for t in node.targets if isinstance(t.target, cst.Name)})
+    return out
+
+
+def _kinds(names: Names, fetch, bound: dict) -> set:
+    """The initializers a fetch runs (global, local, ...), by qualified name."""
+    if isinstance(fetch, (cst.List, cst.Tuple)):
+        return set().union(*(_kinds(names, e.value, bound) for e in fetch.elements)) if fetch.elements else set()
+    if isinstance(fetch, cst.Name):
+        return {bound[fetch.value]} if fetch.value in bound else set()
+    if isinstance(fetch, cst.Call) and names.is_(fetch.func, *INITIALIZERS):
+        return {names.of(fetch.func)}
+    return set()
+
+
+def transform(module: cst.Module) -> tuple[cst.Module, list]:
+    names = Names.of_module(module)
+    visitor = _Runs(names)
+    names.module.visit(visitor)
+    bound = _initializers(names)
+    ran_other = False
+    done: set = set()
+    for call, fetch, in_loop in visitor.runs:
+        kinds = _kinds(names, fetch, bound)
+        if not kinds:
+            ran_other = True
+            continue
+        why = ("in a loop" if in_loop else "a second time" if kinds & done else "after other session runs"
+               if ran_other else None)
+        done |= kinds
+        if why is not None:
+            raise Refuse(names.line(call), f"the variables are initialized {why}: TF 1 reset every variable there, "
+                                           "and the TF2 tier does not convert a reset (it drops initializer runs)")
+    return names.module, []
