@@ -8,6 +8,9 @@ entry here goes, and the probe's test then demands parity.
 * A second `sess.run(init)` (or one in a loop, or after training ran): TF 1 re-initialized
   every variable there (a reset between trials); the translator drops initializer runs, so the
   reset would silently not happen.
+* A variable created inside an expression (`tf.matmul(x, tf.Variable(...))`, a dict or list of
+  `tf.Variable`s): the translator keeps state only when a statement binds it to a name, and would
+  otherwise move the creation into the step function (re-created, never trained).
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import libcst as cst
 from codemods.tf2._base import Names, Refuse, arg, walk
 
 RULE = "known_gaps"
-DESCRIPTION = "Refuse constructs the TF2 translator does not convert exactly yet (a variable reset by sess.run(init))."
+DESCRIPTION = ("Refuse constructs the TF2 translator does not convert exactly yet (a variable reset by "
+               "sess.run(init), a variable created inside an expression).")
 
 EXAMPLES = [
     ("import tensorflow as tf\ninit = tf.global_variables_initializer()\nwith tf.Session() as sess:\n"
@@ -25,6 +29,7 @@ EXAMPLES = [
      "    sess.run(init)\n    for i in range(3):\n        sess.run(train)\n"),
 ]
 
+VARIABLE_MAKERS = ("tensorflow.Variable", "tensorflow.get_variable")
 INITIALIZERS = ("tensorflow.global_variables_initializer", "tensorflow.initialize_all_variables",
                 "tensorflow.variables_initializer", "tensorflow.initialize_variables",
                 "tensorflow.local_variables_initializer", "tensorflow.initialize_local_variables")
@@ -77,8 +82,20 @@ def _kinds(names: Names, fetch, bound: dict) -> set:
     return set()
 
 
+def _check_variables_bound(names: Names) -> None:
+    """Every tf.Variable / get_variable call is the whole value of an assignment."""
+    bound = {id(n.value) for n in walk(names.module) if isinstance(n, cst.Assign)}
+    for node in walk(names.module):
+        if isinstance(node, cst.Call) and id(node) not in bound and names.is_(node.func, *VARIABLE_MAKERS):
+            raise Refuse(names.line(node), f"`{names.of(node.func).replace('tensorflow.', 'tf.')}(...)` creates a "
+                                           "variable inside an expression: the TF2 tier converts a variable only "
+                                           "when a statement binds it to a name (it would be re-created at every "
+                                           "step otherwise)")
+
+
 def transform(module: cst.Module) -> tuple[cst.Module, list]:
     names = Names.of_module(module)
+    _check_variables_bound(names)
     visitor = _Runs(names)
     names.module.visit(visitor)
     bound = _initializers(names)
