@@ -73,10 +73,20 @@ CLASSIFY = {
     "_add_summary_recording_cond_transformer": ("refuse", "tf.contrib.summary recording conditions become "
                                                           "tf.summary.record_if, a change of structure"),
 }
-# Single spec entries whose data is right for TF 2.0's Keras 2 but not for TF 2.21's Keras 3.
+# Spec entries tf1clip's tests proved wrong for TF 2.21: each becomes a `refuse` transformer
+# (checked before the rename), with the reason; tests/test_api_changes.py shows the numbers.
 ENTRY_OVERRIDES = {
     "tf.keras.models.save_model": ("refuse", "tf_upgrade_v2 adds save_format='h5' (Keras 2); Keras 3's "
                                              "save_model takes no save_format and reads the file extension"),
+    "tf.image.resize_images": ("refuse", "TF 1's resize_images samples pixel corners (half_pixel_centers=False); "
+                                         "the spec renames it to tf.image.resize, which uses half-pixel centers: "
+                                         "different numbers"),
+    "tf.image.resize": ("refuse", "TF 1's tf.image.resize is resize_images (half_pixel_centers=False); TF 2's "
+                                  "uses half-pixel centers: different numbers"),
+    "tf.space_to_batch": ("refuse", "TF 1's block_size is one number for both spatial dimensions; the spec renames "
+                                    "it to TF 2's block_shape, which must be a list: the call fails or differs"),
+    "tf.nn.space_to_batch": ("refuse", "TF 1's block_size is one number for both spatial dimensions; the spec "
+                                       "renames it to TF 2's block_shape, which must be a list"),
 }
 # tf_upgrade_v2's predicates for `_rename_if_arg_found_transformer`: the one literal value of
 # the argument for which TF 1 behaves as TF 2 does.
@@ -84,7 +94,7 @@ PREDICATES = {"_is_ast_true": "True", "_is_ast_false": "False", "_is_ast_str": "
 
 
 def _spec():
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"  # one setting, so the table is the same whoever runs this
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from tensorflow.tools.compatibility import all_renames_v2, module_deprecations_v2, reorders_v2, tf_upgrade_v2
 
@@ -227,6 +237,16 @@ def _signature_changes(renames: dict) -> tuple[dict, dict]:
     return changes, defaults
 
 
+def _resolves(tf, name: str) -> bool:
+    obj = tf
+    for part in name.split(".")[1:]:
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - missing, or a lazy module that fails to load
+            return False
+    return True
+
+
 def tables() -> dict:
     spec, all_renames_v2, reorders_v2, module_deprecations_v2 = _spec()
     import tensorflow as tf
@@ -235,9 +255,9 @@ def tables() -> dict:
     renames = {k: v for k, v in sorted(spec.symbol_renames.items()) if _keep(k)}
     keyword_renames = {k: dict(v) for k, v in sorted(spec.function_keyword_renames.items()) if _keep(k)}
     reorders = {k: list(v) for k, v in sorted(spec.function_reorders.items()) if _keep(k)}
-    transformers = {k: ({"kind": "refuse", "reason": ENTRY_OVERRIDES[k][1]} if k in ENTRY_OVERRIDES
-                        else _transformer(v, messages))
-                    for k, v in sorted(spec.function_transformers.items()) if _keep(k)}
+    transformers = {k: _transformer(v, messages) for k, v in spec.function_transformers.items() if _keep(k)}
+    transformers.update({k: {"kind": kind, "reason": why} for k, (kind, why) in ENTRY_OVERRIDES.items()})
+    transformers = dict(sorted(transformers.items()))
     warnings = {k: (_level(level), messages.index(text)) for k, (level, text) in sorted(spec.function_warnings.items())
                 if _keep(k)}
     arg_warnings = {k: {arg: (pos, _level(level), messages.index(text)) for (arg, pos), (level, text) in sorted(v.items())}
@@ -245,6 +265,9 @@ def tables() -> dict:
     modules = {k: (_level(level), messages.index(text))
                for k, (level, text) in sorted(module_deprecations_v2.MODULE_DEPRECATIONS.items())}
     changes, defaults = _signature_changes(renames)
+    unavailable = sorted(new for new in set(renames.values())
+                         if new.startswith("tf.") and not new.startswith(("tf.compat.v1.", "tf.keras."))
+                         and not _resolves(tf, new.replace("tf.compat.v2.", "tf.", 1)))
     return {
         "TF_VERSION": tf.__version__,
         "RENAMES": renames,
@@ -254,6 +277,7 @@ def tables() -> dict:
         "WARNINGS": warnings,
         "ARG_WARNINGS": arg_warnings,
         "MODULE_DEPRECATIONS": modules,
+        "UNAVAILABLE": unavailable,
         "SIGNATURE_CHANGES": changes,
         "DEFAULT_CHANGES": defaults,
         "MESSAGES": messages.texts,
@@ -275,6 +299,7 @@ TRANSFORMERS         function → tf_upgrade_v2's code transform, classified by 
 WARNINGS             function → (level, MESSAGES index): tf_upgrade_v2 asks for a manual check
 ARG_WARNINGS         function → {{argument: (position, level, MESSAGES index)}}
 MODULE_DEPRECATIONS  module → (level, MESSAGES index)
+UNAVAILABLE          (from TensorFlow) TF 2 names the spec renames to that TF {version} does not have
 SIGNATURE_CHANGES    (from TensorFlow, not the spec) TF 1 callable whose TF 2 counterpart (its
                      rename, else the TF 2 function of the same name) takes other parameters → (TF 1 parameters, TF 2 parameters), each spelled
                      `a b * c **` (after `*` keyword-only; `**`: takes *args/**kwargs)

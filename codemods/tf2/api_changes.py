@@ -130,6 +130,11 @@ def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[s
     _check_warnings(name, short, call)
     call = _keywords_for_moved_positions(name, call)
     call = _rename_keywords(name, short, call)
+    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and _argument(
+            call, "partition_strategy", None) is not None:
+        # accepted above: 'div' or None only, which is what TF 2 does (it has no such argument)
+        call = call.with_changes(args=_commas([a for a in call.args if not (
+            a.keyword is not None and a.keyword.value == "partition_strategy")]))
     new_name = None
     if transformer is not None:
         new_name, call = _apply_transformer(name, transformer, call, alias)
@@ -172,6 +177,9 @@ def _keras(name: str) -> str:
     send TF 1's optimizers to `tf.keras.optimizers.legacy`, which Keras 3 refuses, and its
     initializers to `tf.compat.v1`). A Keras name the spec does not touch stays; one it
     renames is kept only where tf1clip proved Keras 3 computes the same (KERAS_PROVEN)."""
+    refused = spec.TRANSFORMERS.get(name)
+    if refused is not None and refused["kind"] == "refuse":
+        raise NoTF2Mapping(f"{name}: {refused['reason']}")
     renamed = _renamed(name)
     if renamed is None or name in KERAS_PROVEN:
         return name
@@ -265,8 +273,8 @@ def _check_warnings(name: str, short: str, call: cst.Call) -> None:
 def _check_partition_strategy(name: str, call: cst.Call) -> None:
     strategy = _argument(call, "partition_strategy", 2)
     params = _argument(call, "params" if name.endswith("embedding_lookup") else "sp_weights", 0)
-    if strategy is not None and not _is_literal(strategy, "'div'") and not _is_literal(strategy, '"div"'):
-        raise NoTF2Mapping(f"{name}(partition_strategy=...): TF 2 always uses 'div' (TF 1's default was 'mod')")
+    if strategy is not None and not any(_is_literal(strategy, v) for v in ("'div'", "None")):
+        raise NoTF2Mapping(f"{name}(partition_strategy=...): TF 2 always uses 'div'")
     if isinstance(params, (cst.List, cst.Tuple)) and len(params.elements) > 1:
         raise NoTF2Mapping(f"{name} over several parameter shards: TF 1 partitioned them 'mod', TF 2 'div'")
 
@@ -396,6 +404,9 @@ def _rename(name: str, renamed: Optional[str]) -> str:
         return "tf." + renamed[len("tf.compat.v2."):]
     if not renamed.startswith("tf."):
         raise NoTF2Mapping(f"{_show(name)} moved out of TensorFlow ({renamed}): not available to TF 2 code here")
+    if renamed in spec.UNAVAILABLE:
+        raise NoTF2Mapping(f"{_show(name)}: the spec's TF 2 name {renamed} does not exist in TensorFlow "
+                           f"{spec.TF_VERSION}")
     return renamed
 
 
@@ -419,6 +430,12 @@ def _check_arguments(name: str, new_name: str, call: cst.Call) -> cst.Call:
             if len(positional) > len(v2["positional"]):
                 raise NoTF2Mapping(f"TF 2's {_show(new_name)} takes {len(v2['positional'])} positional arguments, "
                                    f"{len(positional)} given")
+            last = v2["positional"][len(positional) - 1] if positional else None
+            if last is not None and _is_literal(positional[-1].value, "None") and any(
+                    a.keyword is not None and a.keyword.value == last for a in call.args):
+                # `tf.argmax(x, None, dimension=1)`: TF 1 read None as "not given" and took the alias
+                call = call.with_changes(args=_commas([a for a in call.args if a is not positional[-1]]))
+                positional = positional[:-1]
             taken = set(v2["positional"][:len(positional)])
             for a in call.args:
                 if a.keyword is not None and a.keyword.value in taken:

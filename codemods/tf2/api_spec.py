@@ -13,6 +13,7 @@ TRANSFORMERS         function → tf_upgrade_v2's code transform, classified by 
 WARNINGS             function → (level, MESSAGES index): tf_upgrade_v2 asks for a manual check
 ARG_WARNINGS         function → {argument: (position, level, MESSAGES index)}
 MODULE_DEPRECATIONS  module → (level, MESSAGES index)
+UNAVAILABLE          (from TensorFlow) TF 2 names the spec renames to that TF 2.21.0 does not have
 SIGNATURE_CHANGES    (from TensorFlow, not the spec) TF 1 callable whose TF 2 counterpart (its
                      rename, else the TF 2 function of the same name) takes other parameters → (TF 1 parameters, TF 2 parameters), each spelled
                      `a b * c **` (after `*` keyword-only; `**`: takes *args/**kwargs)
@@ -1431,6 +1432,9 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
  'tf.image.extract_glimpse': {'kind': 'refuse',
                               'reason': "TF 2's tf.image.extract_glimpse fills out-of-image pixels "
                                         "differently from TF 1's"},
+ 'tf.image.resize': {'kind': 'refuse',
+                     'reason': "TF 1's tf.image.resize is resize_images (half_pixel_centers=False); TF 2's "
+                               'uses half-pixel centers: different numbers'},
  'tf.image.resize_area': {'kind': 'refuse',
                           'reason': 'tf.image.resize_* (TF 1) sample pixels at corners '
                                     "(half_pixel_centers=False); TF 2's tf.image.resize uses half-pixel "
@@ -1443,6 +1447,10 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
                               'reason': 'tf.image.resize_* (TF 1) sample pixels at corners '
                                         "(half_pixel_centers=False); TF 2's tf.image.resize uses half-pixel "
                                         'centers: different numbers'},
+ 'tf.image.resize_images': {'kind': 'refuse',
+                            'reason': "TF 1's resize_images samples pixel corners "
+                                      '(half_pixel_centers=False); the spec renames it to tf.image.resize, '
+                                      'which uses half-pixel centers: different numbers'},
  'tf.image.resize_nearest_neighbor': {'kind': 'refuse',
                                       'reason': 'tf.image.resize_* (TF 1) sample pixels at corners '
                                                 "(half_pixel_centers=False); TF 2's tf.image.resize uses "
@@ -1460,7 +1468,7 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
                                    'arg': 'merge_repeated',
                                    'value': 'False',
                                    'remove': True,
-                                   'message': 1},
+                                   'message': 4},
  'tf.nn.dilation2d': {'kind': 'add_argument', 'arg': 'data_format', 'value': "'NHWC'"},
  'tf.nn.dropout': {'kind': 'transform', 'function': 'keep_prob_to_rate'},
  'tf.nn.erosion2d': {'kind': 'add_argument', 'arg': 'data_format', 'value': "'NHWC'"},
@@ -1471,7 +1479,14 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
                                'reason': "fractional pooling's seed pair (seed, seed2, deterministic) has no "
                                          'TF 2 counterpart with the same random draws'},
  'tf.nn.softmax_cross_entropy_with_logits': {'kind': 'transform', 'function': 'stop_gradient_labels'},
+ 'tf.nn.space_to_batch': {'kind': 'refuse',
+                          'reason': "TF 1's block_size is one number for both spatial dimensions; the spec "
+                                    "renames it to TF 2's block_shape, which must be a list"},
  'tf.ones_like': {'kind': 'arg_must_be', 'arg': 'optimize', 'value': 'True', 'remove': True, 'message': 2},
+ 'tf.space_to_batch': {'kind': 'refuse',
+                       'reason': "TF 1's block_size is one number for both spatial dimensions; the spec "
+                                 "renames it to TF 2's block_shape, which must be a list: the call fails or "
+                                 'differs'},
  'tf.strings.split': {'kind': 'refuse',
                       'reason': 'tf.strings.split returns a RaggedTensor in TF 2 (a SparseTensor in TF 1)'},
  'tf.to_bfloat16': {'kind': 'transform', 'function': 'to_cast'},
@@ -1489,7 +1504,7 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
                    'value': 'True',
                    'remove': True,
                    'message': 3},
- 'tf.zeros_like': {'kind': 'arg_must_be', 'arg': 'optimize', 'value': 'True', 'remove': True, 'message': 4}}
+ 'tf.zeros_like': {'kind': 'arg_must_be', 'arg': 'optimize', 'value': 'True', 'remove': True, 'message': 1}}
 
 WARNINGS = {'*.save': ('WARNING', 5),
  'tf.assert_equal': ('INFO', 6),
@@ -1714,6 +1729,14 @@ MODULE_DEPRECATIONS = {'tf.app.flags': ('ERROR', 71),
  'tf.contrib.rnn': ('WARNING', 75),
  'tf.contrib.seq2seq': ('WARNING', 76),
  'tf.flags': ('ERROR', 71)}
+
+UNAVAILABLE = ['tf.data.experimental.CheckpointInputPipelineHook',
+ 'tf.data.experimental.StatsAggregator',
+ 'tf.data.experimental.assert_element_shape',
+ 'tf.data.experimental.latency_stats',
+ 'tf.data.experimental.set_stats_aggregator',
+ 'tf.distribute.cluster_resolver.UnionClusterResolver',
+ 'tf.nn.rnn_cell.LSTMStateTuple']
 
 SIGNATURE_CHANGES = {'tf.Variable': ('initial_value trainable collections validate_shape caching_device name variable_def dtype '
                  'expected_shape import_scope constraint use_resource synchronization aggregation shape',
@@ -2102,16 +2125,16 @@ DEFAULT_CHANGES = {'tf.image.crop_and_resize': {'extrapolation_value': ('0', '0.
 
 MESSAGES = ['tf.device no longer takes functions as an argument. We could not determine that the argument value is a '
  'string, so the call was converted to compat.v1.',
- "tf.nn.ctc_beam_search_decoder no longer takes the 'merge_repeated' argument and behaves as if "
- 'merge_repeated=False. This call site specifies something other than merge_repeated=False, so it was '
- 'converted to compat.v1.',
+ 'tf.zeros_like no longer takes an optimize argument, and behaves as if optimize=True. This call site '
+ 'specifies something other than optimize=True, so it was converted to compat.v1.',
  'tf.ones_like no longer takes an optimize argument, and behaves as if optimize=True. This call site '
  'specifies something other than optimize=True, so it was converted to compat.v1.',
  "tf.while_loop no longer takes 'return_same_structure' argument and behaves as if "
  'return_same_structure=True. This call site specifies something other than return_same_structure=True, so '
  'it was converted to compat.v1.',
- 'tf.zeros_like no longer takes an optimize argument, and behaves as if optimize=True. This call site '
- 'specifies something other than optimize=True, so it was converted to compat.v1.',
+ "tf.nn.ctc_beam_search_decoder no longer takes the 'merge_repeated' argument and behaves as if "
+ 'merge_repeated=False. This call site specifies something other than merge_repeated=False, so it was '
+ 'converted to compat.v1.',
  '(This warning is only applicable if the code saves a tf.Keras model) Keras model.save now saves to the '
  'Tensorflow SavedModel format by default, instead of HDF5. To continue saving to HDF5, add the argument '
  "save_format='h5' to the save() function.",
