@@ -13,7 +13,9 @@ USAGE = """\
 usage: tf1clip [--debug] COMMAND ...
 
 commands:
-  run SCRIPT [ARGS...]     run an unmodified TF 1.x script on TF 2.21 (graph mode)
+  run [--steps N] SCRIPT [ARGS...]
+                 run an unmodified TF 1.x script on TF 2.21 (graph mode);
+                 --steps N: stop after N updates, exit 0
   migrate PATH... [--to compat|tf2] [--diff | --inplace | --outtree DIR]
                  [--check] [--report FILE.json] [-j N]
   parity OLD NEW [--steps N] [--rtol R] [--atol A] [--json FILE] [--plot FILE.png]

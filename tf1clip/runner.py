@@ -22,7 +22,12 @@ from tf1clip.cli import UsageError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-USAGE = "usage: tf1clip run SCRIPT [ARGS...]\n"
+USAGE = """\
+usage: tf1clip run [--steps N] SCRIPT [ARGS...]
+
+  --steps N   stop the script before its update N + 1 (an optimizer update, or with no
+              optimizer a Session.run that writes a model variable); exit 0 with one line
+"""
 
 
 class _UserCode:
@@ -129,6 +134,9 @@ def main(argv: list[str], debug: bool = False) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0 if argv else 2
+    steps, argv = _steps_option(argv)
+    if not argv:
+        raise UsageError("run: give the script to run")
     script, args = argv[0], argv[1:]
     if not os.path.exists(script):
         raise UsageError(f"{script}: no such file")
@@ -141,7 +149,45 @@ def main(argv: list[str], debug: bool = False) -> int:
         print(problem.one_line(), file=sys.stderr)
         return 2
     text, _ = decode_source(data)
-    return run_script(script, text, args, debug=debug)
+    if steps is None:
+        return run_script(script, text, args, debug=debug)
+    return _run_steps(script, text, args, steps, debug)
+
+
+def _steps_option(argv: list[str]) -> tuple[int | None, list[str]]:
+    """`--steps N` / `--steps=N` before SCRIPT (what follows the script is the script's)."""
+    if not argv or not argv[0].startswith("--steps"):
+        return None, argv
+    if argv[0] == "--steps":
+        if len(argv) < 2:
+            raise UsageError("run: --steps needs a number")
+        value, rest = argv[1], argv[2:]
+    elif argv[0].startswith("--steps="):
+        value, rest = argv[0][len("--steps="):], argv[1:]
+    else:
+        raise UsageError(f"run: unknown option {argv[0]}")
+    try:
+        steps = int(value)
+    except ValueError:
+        raise UsageError(f"run: --steps must be a whole number, not {value!r}") from None
+    if steps < 1:
+        raise UsageError("run: --steps must be >= 1")
+    return steps, rest
+
+
+def _run_steps(script: str, text: str, args: list[str], steps: int, debug: bool) -> int:
+    """run_script, stopped before update steps + 1: exit 0 and one line saying so."""
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    importlib.import_module("tf1clip.v1")  # TensorFlow under the legacy-Keras switch first
+    from tf1clip.steps import StepsReached, install_step_limit
+
+    install_step_limit(steps)
+    try:
+        return run_script(script, text, args, debug=debug, passthrough=(StepsReached,))
+    except StepsReached:
+        sys.stdout.flush()
+        print(f"tf1clip run: {script}: stopped after {steps} updates (--steps {steps})", file=sys.stderr)
+        return 0
 
 
 def run_script(script: str, text: str, args: list[str], debug: bool = False, passthrough=()) -> int:
