@@ -17,7 +17,8 @@ commands:
                  run an unmodified TF 1.x script on TF 2.21 (graph mode);
                  --steps N: stop after N updates, exit 0
   migrate PATH... [--to compat|tf2] [--diff | --inplace | --outtree DIR]
-                 [--check] [--report FILE.json] [-j N]
+                 [--check] [--report FILE.json] [-j N] [--strategy mirrored|multi_worker]
+                 [--verify [--verify-steps N]]
   parity OLD NEW [--steps N] [--rtol R] [--atol A] [--json FILE] [--plot FILE.png]
 """
 
