@@ -5,12 +5,13 @@ something else; each has a probe in `fixtures/tf2_safety/` whose test demands "r
 this line, or converted and passing parity". When the translator learns the construct, its
 entry here goes, and the probe's test then demands parity.
 
-* A second `sess.run(init)` (or one in a loop, or after training ran): TF 1 re-initialized
-  every variable there (a reset between trials); the translator drops initializer runs, so the
-  reset would silently not happen.
+* A second `sess.run(init)` of the same initializer in one function (or at module level), or one
+  in a loop: TF 1 re-initialized every variable there (a reset between trials); the translator
+  drops initializer runs, so the reset would silently not happen.
 * A variable created inside an expression (`tf.matmul(x, tf.Variable(...))`, a dict or list of
-  `tf.Variable`s): the translator keeps state only when a statement binds it to a name, and would
-  otherwise move the creation into the step function (re-created, never trained).
+  `tf.Variable`s): the translator keeps state only when a statement binds it to a name (or a
+  helper returns it), and would otherwise move the creation into the step function (re-created,
+  never trained).
 """
 from __future__ import annotations
 
@@ -36,12 +37,21 @@ INITIALIZERS = ("tensorflow.global_variables_initializer", "tensorflow.initializ
 
 
 class _Runs(cst.CSTVisitor):
-    """Every `X.run(fetches, ...)` of a session, in source order, with whether it is in a loop."""
+    """Every `X.run(fetches, ...)` of a session, in source order, with whether it is in a loop and
+    the function it is in (module level: None); functions run in call order, not source order."""
 
     def __init__(self, names: Names):
         self.names = names
         self.loops = 0
-        self.runs: list = []  # (call, fetches, in_loop)
+        self.functions: list = []
+        self.runs: list = []  # (call, fetches, in_loop, function)
+
+    def visit_FunctionDef(self, node):
+        self.functions.append((node, self.loops))
+        self.loops = 0
+
+    def leave_FunctionDef(self, node):
+        self.loops = self.functions.pop()[1]
 
     def visit_For(self, node):
         self.loops += 1
@@ -59,7 +69,8 @@ class _Runs(cst.CSTVisitor):
         func = node.func
         if (isinstance(func, cst.Attribute) and func.attr.value == "run" and self.names.of(func) is None
                 and node.args):
-            self.runs.append((node, arg(node, 0, "fetches"), self.loops > 0))
+            function = self.functions[-1][0] if self.functions else None
+            self.runs.append((node, arg(node, 0, "fetches"), self.loops > 0, function))
 
 
 def _initializers(names: Names) -> dict:
@@ -84,7 +95,8 @@ def _kinds(names: Names, fetch, bound: dict) -> set:
 
 def _check_variables_bound(names: Names) -> None:
     """Every tf.Variable / get_variable call is the whole value of an assignment."""
-    bound = {id(n.value) for n in walk(names.module) if isinstance(n, cst.Assign)}
+    # a statement binds it (`w = tf.Variable(...)`), or a helper returns it (`return tf.Variable(...)`)
+    bound = {id(n.value) for n in walk(names.module) if isinstance(n, (cst.Assign, cst.Return))}
     for node in walk(names.module):
         if isinstance(node, cst.Call) and id(node) not in bound and names.is_(node.func, *VARIABLE_MAKERS):
             raise Refuse(names.line(node), f"`{names.of(node.func).replace('tensorflow.', 'tf.')}(...)` creates a "
@@ -99,16 +111,14 @@ def transform(module: cst.Module) -> tuple[cst.Module, list]:
     visitor = _Runs(names)
     names.module.visit(visitor)
     bound = _initializers(names)
-    ran_other = False
-    done: set = set()
-    for call, fetch, in_loop in visitor.runs:
+    done: dict = {}  # function (None: module level) → initializers it ran
+    for call, fetch, in_loop, function in visitor.runs:
         kinds = _kinds(names, fetch, bound)
         if not kinds:
-            ran_other = True
             continue
-        why = ("in a loop" if in_loop else "a second time" if kinds & done else "after other session runs"
-               if ran_other else None)
-        done |= kinds
+        ran = done.setdefault(function, set())
+        why = "in a loop" if in_loop else "a second time" if kinds & ran else None
+        ran |= kinds
         if why is not None:
             raise Refuse(names.line(call), f"the variables are initialized {why}: TF 1 reset every variable there, "
                                            "and the TF2 tier does not convert a reset (it drops initializer runs)")
