@@ -25,7 +25,8 @@ import tensorflow as tf  # noqa: E402
 
 from codemods.tf2 import api_spec as spec  # noqa: E402
 from codemods.tf2 import api_transforms  # noqa: E402
-from codemods.tf2.api_changes import OVERRIDES, NoTF2Mapping, reference_to_tf2, to_tf2  # noqa: E402
+from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2  # noqa: E402
+from codemods.tf2.api_decisions import OVERRIDES  # noqa: E402
 
 RNG = np.random.RandomState(0)
 ENV = {

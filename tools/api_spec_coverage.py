@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codemods.tf2 import api_spec as spec  # noqa: E402
-from codemods.tf2.api_changes import ACCEPTED_ARGS, ACCEPTED_WARNINGS, KERAS_PROVEN, OVERRIDES, REMOVABLE  # noqa: E402
+from codemods.tf2.api_decisions import ACCEPTED_ARGS, ACCEPTED_WARNINGS, KERAS_PROVEN, OVERRIDES, REMOVABLE  # noqa: E402
 
 
 def rows() -> list[tuple[str, int, int, int, str]]:

@@ -14,7 +14,7 @@ tf_upgrade_v2's order, to one libcst Call:
    SIGNATURE_CHANGES, read from TensorFlow: a TF 1 positional argument stays positional only
    where TF 2 has the same parameter at the same place);
 2. keywords are renamed, or dropped where TF 2 removed the argument and that is proven not to
-   change the numbers (REMOVABLE below); any other removed argument refuses;
+   change the numbers (`api_decisions.REMOVABLE`); any other removed argument refuses;
 3. tf_upgrade_v2's code transformers: the exact ones are named functions in
    `api_transforms` (keep_prob → rate, to_float → cast, ...), the data ones add an argument or
    require one value; the others refuse (their meaning differs);
@@ -29,14 +29,16 @@ of any object); the TF 2 name comes back in the caller's spelling (`tf.` or `ten
 """
 from __future__ import annotations
 
-import ast
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import libcst as cst
 
 from codemods._tfapi import V1_ONLY
 from codemods.tf2 import api_spec as spec
 from codemods.tf2 import api_transforms
+from codemods.tf2.api_decisions import (ACCEPTED_ARGS, ACCEPTED_WARNINGS, KERAS_PROVEN, NONE_DEFAULTS, OVERRIDES,
+                                        REMOVABLE, Override)
+from codemods.tf2.call_args import argument, code, is_literal, keyword_arg, literal_kind, same_number, with_commas
 
 
 class NoTF2Mapping(Exception):
@@ -45,67 +47,6 @@ class NoTF2Mapping(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-class Override(NamedTuple):
-    """tf1clip's decision where the spec says `tf.compat.v1` but a TF 2 call keeps the meaning."""
-
-    target: str
-    why: str
-    params: tuple = ()        # the TF 1 parameters the TF 2 call takes alike (empty: check by signature)
-    defaults: tuple = ()      # (parameter, TF 1 default) to write out when omitted (TF 2's differs)
-
-
-OVERRIDES = {o_name: o for o_name, o in (
-    ("tf.set_random_seed", Override("tf.random.set_seed", "the program's global seed: TF 2 derives op seeds from it "
-                                    "by another rule, so random draws differ in any case (parity transfers the "
-                                    "initial weights)")),
-    # TF 1 initializers took a dtype in the constructor (why the spec sends them to tf.compat.v1);
-    # without one, TF 2's initializer of the same name draws from the same distribution once the
-    # TF 1 defaults are written out (DEFAULT_CHANGES: random_normal's stddev 1.0, not 0.05).
-    ("tf.zeros_initializer", Override("tf.zeros_initializer", "zeros, as in TF 1")),
-    ("tf.ones_initializer", Override("tf.ones_initializer", "ones, as in TF 1")),
-    ("tf.constant_initializer", Override("tf.constant_initializer", "the same constant, as in TF 1")),
-    ("tf.random_normal_initializer", Override("tf.random_normal_initializer", "the same normal distribution")),
-    ("tf.random_uniform_initializer", Override("tf.random_uniform_initializer", "the same uniform distribution",
-                                               defaults=(("maxval", "1.0"),))),  # TF 1: None = 1 for floats
-    ("tf.truncated_normal_initializer", Override("tf.keras.initializers.TruncatedNormal", "the same truncated normal",
-                                                 params=("mean", "stddev", "seed"),
-                                                 defaults=(("mean", "0.0"), ("stddev", "1.0")))),
-    ("tf.glorot_uniform_initializer", Override("tf.keras.initializers.GlorotUniform", "the same Glorot uniform",
-                                               params=("seed",))),
-)}
-# TF 1 defaults of None that TF 1.15 documents as a value (DEFAULT_CHANGES compares them with TF 2's).
-NONE_DEFAULTS = {
-    ("tf.nn.conv1d", "data_format"): "'NWC'",
-}
-# tf.keras names the spec renames (for Keras 2) that Keras 3 keeps with TF 1.x's update rule:
-# proven by parity (codemods/tf2/optimizer_table.py, fixtures/legacy/r05_keras_clipvalue.py).
-KERAS_PROVEN = {
-    "tf.keras.optimizers.Adam": "tf-keras' Adam update is Keras 3's (fixtures/legacy/r05_keras_clipvalue.py)",
-    "tf.keras.optimizers.SGD": "tf-keras' SGD update is Keras 3's (fixtures/tf2_golden/optimizers/keras_lr.py)",
-}
-# Arguments TF 2 removed (KEYWORD_RENAMES → None), and when dropping one keeps the numbers:
-# "any" value, or the one literal for which TF 1 behaved as TF 2 does. Others refuse.
-REMOVABLE = {
-    "colocate_gradients_with_ops": ("any", "device placement only"),
-    "use_cudnn_on_gpu": ("any", "kernel choice only"),
-    "validate_indices": ("any", "index validation only"),
-    "checkpoint_v2": ("any", "graph-def comparison option"),
-    "hash_table_shared_name": ("any", "graph-def comparison option"),
-    "arg_types": ("any", "autograph display option"),
-    "arg_values": ("any", "autograph display option"),
-    "indentation": ("any", "autograph display option"),
-    "strict": ("True", "TF 2's tf.cond behaves as strict=True"),
-}
-# Function warnings (level WARNING) that do not change what the call computes, with the check.
-ACCEPTED_WARNINGS = {
-    "*.save": "where and in which format a model is saved, not what it computes",
-    "tf.nn.embedding_lookup": "partition_strategy only matters for a list of several parameter shards",
-    "tf.nn.embedding_lookup_sparse": "partition_strategy only matters for a list of several parameter shards",
-}
-# Arguments a warning is about that do not change the numbers (any value / the literal).
-ACCEPTED_ARGS = {"colocate_gradients_with_ops": "any", "use_cudnn_on_gpu": "any", "strict": "True"}
 
 
 def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[str, cst.Call]:
@@ -130,10 +71,10 @@ def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[s
     _check_warnings(name, short, call)
     call = _keywords_for_moved_positions(name, call)
     call = _rename_keywords(name, short, call)
-    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and _argument(
+    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and argument(
             call, "partition_strategy", None) is not None:
         # accepted above: 'div' or None only, which is what TF 2 does (it has no such argument)
-        call = call.with_changes(args=_commas([a for a in call.args if not (
+        call = call.with_changes(args=with_commas([a for a in call.args if not (
             a.keyword is not None and a.keyword.value == "partition_strategy")]))
     new_name = None
     if transformer is not None:
@@ -261,19 +202,19 @@ def _check_warnings(name: str, short: str, call: cst.Call) -> None:
             _check_partition_strategy(key, call)
     for key in (name, short):
         for arg_name, (position, level, index) in spec.ARG_WARNINGS.get(key, {}).items():
-            value = _argument(call, arg_name, position)
+            value = argument(call, arg_name, position)
             if value is None:
                 continue
             accepted = ACCEPTED_ARGS.get(arg_name)
-            if accepted == "any" or (accepted is not None and _is_literal(value, accepted)):
+            if accepted == "any" or (accepted is not None and is_literal(value, accepted)):
                 continue
             raise NoTF2Mapping(_message(key, index))
 
 
 def _check_partition_strategy(name: str, call: cst.Call) -> None:
-    strategy = _argument(call, "partition_strategy", 2)
-    params = _argument(call, "params" if name.endswith("embedding_lookup") else "sp_weights", 0)
-    if strategy is not None and not any(_is_literal(strategy, v) for v in ("'div'", "None")):
+    strategy = argument(call, "partition_strategy", 2)
+    params = argument(call, "params" if name.endswith("embedding_lookup") else "sp_weights", 0)
+    if strategy is not None and not any(is_literal(strategy, v) for v in ("'div'", "None")):
         raise NoTF2Mapping(f"{name}(partition_strategy=...): TF 2 always uses 'div'")
     if isinstance(params, (cst.List, cst.Tuple)) and len(params.elements) > 1:
         raise NoTF2Mapping(f"{name} over several parameter shards: TF 1 partitioned them 'mod', TF 2 'div'")
@@ -326,12 +267,11 @@ def _keywords_for_moved_positions(name: str, call: cst.Call) -> cst.Call:
     args = []
     for a in call.args:
         if id(a) in moved:
-            a = a.with_changes(keyword=cst.Name(moved[id(a)]), equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+            a = keyword_arg(moved[id(a)], a.value)
         args.append(a)
     keywords = [a for a in args if a.keyword is not None]
     plain = [a for a in args if a.keyword is None]
-    return call.with_changes(args=_commas(plain + keywords))
+    return call.with_changes(args=with_commas(plain + keywords))
 
 
 def _renamed_keyword(name: str, keyword: str) -> Optional[str]:
@@ -354,14 +294,14 @@ def _rename_keywords(name: str, short: str, call: cst.Call) -> cst.Call:
         new = table[old]
         if new is None:
             rule = REMOVABLE.get(old)
-            if rule is None or (rule[0] != "any" and not _is_literal(a.value, rule[0])):
+            if rule is None or (rule[0] != "any" and not is_literal(a.value, rule[0])):
                 raise NoTF2Mapping(f"TF 2's {_show(name)} has no `{old}` argument, and `{old}="
-                                   f"{_code(a.value)}` changes what it computes")
+                                   f"{code(a.value)}` changes what it computes")
             continue
         if new in given:
             raise NoTF2Mapping(f"{_show(name)} is given both `{old}` and `{new}` (TF 1 raised)")
         args.append(a.with_changes(keyword=cst.Name(new)))
-    return call.with_changes(args=_commas(args))
+    return call.with_changes(args=with_commas(args))
 
 
 def _apply_transformer(name: str, transformer: dict, call: cst.Call, alias: str) -> tuple[Optional[str], cst.Call]:
@@ -375,19 +315,18 @@ def _apply_transformer(name: str, transformer: dict, call: cst.Call, alias: str)
         except api_transforms.Unmappable as exc:
             raise NoTF2Mapping(f"{_show(name)}: {exc}") from None
     if kind == "add_argument":
-        if _argument(call, transformer["arg"], None) is None:
-            new = cst.Arg(value=cst.parse_expression(transformer["value"]), keyword=cst.Name(transformer["arg"]),
-                          equal=_equal())
-            call = call.with_changes(args=_commas([*call.args, new]))
+        if argument(call, transformer["arg"], None) is None:
+            new = keyword_arg(transformer["arg"], cst.parse_expression(transformer["value"]))
+            call = call.with_changes(args=with_commas([*call.args, new]))
         return None, call
     if kind == "arg_must_be":
-        value = _argument(call, transformer["arg"], None)
+        value = argument(call, transformer["arg"], None)
         if value is None:
             return None, call
-        if not _is_literal(value, transformer["value"]):
+        if not is_literal(value, transformer["value"]):
             raise NoTF2Mapping(_message(name, transformer["message"]))
         if transformer["remove"]:
-            call = call.with_changes(args=_commas([a for a in call.args if a.value is not value]))
+            call = call.with_changes(args=with_commas([a for a in call.args if a.value is not value]))
         return None, call
     raise NoTF2Mapping(f"{_show(name)}: tf_upgrade_v2 transform of unknown kind {kind!r}")
 
@@ -431,10 +370,10 @@ def _check_arguments(name: str, new_name: str, call: cst.Call) -> cst.Call:
                 raise NoTF2Mapping(f"TF 2's {_show(new_name)} takes {len(v2['positional'])} positional arguments, "
                                    f"{len(positional)} given")
             last = v2["positional"][len(positional) - 1] if positional else None
-            if last is not None and _is_literal(positional[-1].value, "None") and any(
+            if last is not None and is_literal(positional[-1].value, "None") and any(
                     a.keyword is not None and a.keyword.value == last for a in call.args):
                 # `tf.argmax(x, None, dimension=1)`: TF 1 read None as "not given" and took the alias
-                call = call.with_changes(args=_commas([a for a in call.args if a is not positional[-1]]))
+                call = call.with_changes(args=with_commas([a for a in call.args if a is not positional[-1]]))
                 positional = positional[:-1]
             taken = set(v2["positional"][:len(positional)])
             for a in call.args:
@@ -443,23 +382,22 @@ def _check_arguments(name: str, new_name: str, call: cst.Call) -> cst.Call:
                                        "keyword, through a TF 1 alias): TF 1 raised")
                 if a.keyword is not None and a.keyword.value not in allowed:
                     raise NoTF2Mapping(f"TF 2's {_show(new_name)} has no `{a.keyword.value}` argument "
-                                       f"(TF 1's `{a.keyword.value}={_code(a.value)}` has no counterpart)")
+                                       f"(TF 1's `{a.keyword.value}={code(a.value)}` has no counterpart)")
     aliases = {new for new in spec.KEYWORD_RENAMES.get(name, {}).values() if new}
     for param, (old, new, position) in spec.DEFAULT_CHANGES.get(name, {}).items():
-        if _argument(call, param, position) is not None or _same_number(old, new):
+        if argument(call, param, position) is not None or same_number(old, new):
             continue
         if old == "None":
             if param in aliases:
                 continue  # TF 1 read it from its deprecated alias, whose default TF 2 kept
             old = NONE_DEFAULTS.get((name, param), "None")
-            if old == "None" or _same_number(old, new) or old == new:
+            if old == "None" or same_number(old, new) or old == new:
                 if old == "None":
                     raise NoTF2Mapping(f"{_show(name)} without `{param}=`: TF 1's default (None) is not TF 2's {new}")
                 continue
-        if _kind(old) != _kind(new) or _kind(old) is None:
+        if literal_kind(old) != literal_kind(new) or literal_kind(old) is None:
             raise NoTF2Mapping(f"{_show(name)} without `{param}=`: TF 1's default {old} differs from TF 2's {new}")
-        call = call.with_changes(args=_commas([*call.args, cst.Arg(value=cst.parse_expression(old),
-                                                                    keyword=cst.Name(param), equal=_equal())]))
+        call = call.with_changes(args=with_commas([*call.args, keyword_arg(param, cst.parse_expression(old))]))
     return call
 
 
@@ -477,69 +415,8 @@ def _apply_override(name: str, override: Override, call: cst.Call) -> cst.Call:
         sig = _signature(name)
         if position is None and sig is not None and param in sig[1]["positional"]:
             position = sig[1]["positional"].index(param)
-        if _argument(call, param, position) is None:
-            call = call.with_changes(args=_commas([*call.args, cst.Arg(value=cst.parse_expression(value),
-                                                                        keyword=cst.Name(param), equal=_equal())]))
+        if argument(call, param, position) is None:
+            call = call.with_changes(args=with_commas([*call.args, keyword_arg(param, cst.parse_expression(value))]))
     return call
 
 
-def _kind(literal: str) -> Optional[str]:
-    try:
-        value = ast.literal_eval(literal)
-    except (ValueError, SyntaxError):
-        return None
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return type(value).__name__
-
-
-# -- small helpers ----------------------------------------------------------------------------
-def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if position is not None and 0 <= position < len(positional):
-        return positional[position].value
-    return None
-
-
-def _is_literal(node: cst.BaseExpression, wanted: str) -> bool:
-    if wanted == "<str>":
-        return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
-    if wanted in ("True", "False", "None"):
-        return isinstance(node, cst.Name) and node.value == wanted
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value == wanted.strip("'\"")
-    return _code(node) == wanted
-
-
-def _same_number(a: str, b: str) -> bool:
-    try:
-        return float(a) == float(b)
-    except ValueError:
-        return False
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _equal() -> cst.AssignEqual:
-    return cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-
-
-def _commas(args: list) -> list:
-    """Arguments with a comma after each but the last (as written when it had one)."""
-    out = []
-    for i, a in enumerate(args):
-        last = i == len(args) - 1
-        if last:
-            out.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        elif a.comma is cst.MaybeSentinel.DEFAULT:
-            out.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-        else:
-            out.append(a)
-    return out

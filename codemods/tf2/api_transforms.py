@@ -14,6 +14,8 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.tf2.call_args import keyword_arg, with_commas
+
 
 class Unmappable(Exception):
     """This call's meaning cannot be kept (the reason is one line)."""
@@ -23,27 +25,9 @@ def _kw(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
-def _arg(keyword: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value=value, keyword=cst.Name(keyword),
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
-
-
-def _commas(args: list) -> list:
-    out = []
-    for i, a in enumerate(args):
-        if i == len(args) - 1:
-            out.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        elif a.comma is cst.MaybeSentinel.DEFAULT:
-            out.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-        else:
-            out.append(a)
-    return out
-
-
 def _replace(call: cst.Call, old: cst.Arg, new: Optional[cst.Arg]) -> cst.Call:
     args = [new if a is old else a for a in call.args if a is not old or new is not None]
-    return call.with_changes(args=_commas(args))
+    return call.with_changes(args=with_commas(args))
 
 
 def _simple(node: cst.BaseExpression) -> bool:
@@ -72,7 +56,7 @@ def keep_prob_to_rate(name: str, call: cst.Call, alias: str) -> tuple[Optional[s
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     one_minus = cst.BinaryOperation(left=cst.Integer("1"), operator=cst.Subtract(
         whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")), right=value)
-    return None, _replace(call, keep, _arg("rate", one_minus).with_changes(comma=keep.comma))
+    return None, _replace(call, keep, keyword_arg("rate", one_minus).with_changes(comma=keep.comma))
 
 
 _CASTS = {"to_float": "float32", "to_double": "float64", "to_int32": "int32", "to_int64": "int64",
@@ -95,8 +79,8 @@ def to_cast(name: str, call: cst.Call, alias: str) -> tuple[Optional[str], cst.C
         raise Unmappable("no x")
     args = [cst.Arg(value=x), cst.Arg(value=_tf(alias, dtype))]
     if label is not None:
-        args.append(_arg("name", label))
-    return "tf.cast", call.with_changes(args=_commas(args))
+        args.append(keyword_arg("name", label))
+    return "tf.cast", call.with_changes(args=with_commas(args))
 
 
 def stop_gradient_labels(name: str, call: cst.Call, alias: str) -> tuple[Optional[str], cst.Call]:

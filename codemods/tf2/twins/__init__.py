@@ -28,6 +28,7 @@ from typing import Iterable, NamedTuple, Optional
 
 import libcst as cst
 
+from codemods.tf2.call_args import code, keyword_arg, with_commas
 from codemods.tf2.twins import (basic_lstm_cell, bidirectional_dynamic_rnn, dynamic_rnn, gru_cell, lstm_cell,
                                 lstm_state_tuple, multi_rnn_cell, slim_batch_norm, static_rnn)
 
@@ -123,22 +124,22 @@ def instantiate(qualified: str, call: cst.Call, name: Optional[str] = None) -> M
         elif role == "drop":
             continue
         elif not _allowed(role, rule, value):
-            raise TwinUnavailable(f"{qualified}({param}={_code(value)}): {rule[-1]}")
+            raise TwinUnavailable(f"{qualified}({param}={code(value)}): {rule[-1]}")
     if twin.KIND == "cell" and any(p == "name" for p, _ in init):
         layer_name = dict(init).pop("name")
         init = [(p, v) for p, v in init if p != "name"]
     # positional as in TF 1: a cell's first argument (num_units, cells), an rnn's cell(s)
     positional = {"cell": {init[0][0]} if init else set(), "rnn": {"cell", "cell_fw", "cell_bw"}}.get(twin.KIND, set())
-    args = [cst.Arg(value=v) if p in positional else _kw(p, v) for p, v in init]
+    args = [cst.Arg(value=v) if p in positional else keyword_arg(p, v) for p, v in init]
     if name is not None:
-        args.append(_kw("name", cst.SimpleString(repr(name))))
+        args.append(keyword_arg("name", cst.SimpleString(repr(name))))
     elif layer_name is not None:
-        args.append(_kw("name", layer_name))
-    construct = cst.Call(func=cst.Name(twin.CLASS), args=_commas(args))
+        args.append(keyword_arg("name", layer_name))
+    construct = cst.Call(func=cst.Name(twin.CLASS), args=with_commas(args))
     if twin.KIND == "cell":
         return Made(twin, construct, None)
-    step_args = [cst.Arg(value=v) if i == 0 else _kw(p, v) for i, (p, v) in enumerate(step)]
-    return Made(twin, construct, cst.Call(func=cst.Name("layer"), args=_commas(step_args)))
+    step_args = [cst.Arg(value=v) if i == 0 else keyword_arg(p, v) for i, (p, v) in enumerate(step)]
+    return Made(twin, construct, cst.Call(func=cst.Name("layer"), args=with_commas(step_args)))
 
 
 def _bind(twin, call: cst.Call) -> dict:
@@ -160,7 +161,7 @@ def _bind(twin, call: cst.Call) -> dict:
 
 
 def _allowed(role: str, rule: tuple, value: cst.BaseExpression) -> bool:
-    text = _code(value)
+    text = code(value)
     if role == "only":
         return text == rule[1] or (isinstance(value, cst.SimpleString) and repr(value.evaluated_value) == rule[1])
     if role == "only_float32":
@@ -169,17 +170,3 @@ def _allowed(role: str, rule: tuple, value: cst.BaseExpression) -> bool:
     if role == "only_not_false":
         return text != "False"
     return False
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-
-
-def _commas(args: list) -> list:
-    return [a.with_changes(comma=cst.MaybeSentinel.DEFAULT if i == len(args) - 1 else
-                           cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for i, a in enumerate(args)]
