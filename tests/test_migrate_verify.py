@@ -1,7 +1,8 @@
 """`tf1clip migrate --to tf2 --verify`: a TF2 output is kept only when parity passes.
 
-Real subprocesses: the CLI migrates fixtures/tf2_safety/verify/ (one script the TF2 tier converts
-exactly, one whose training step draws random label noise, which TF 1 and TF 2 draw differently),
+Real subprocesses: the CLI migrates a tree of two scripts (fixtures/tf2_safety/probes/reduction_indices.py,
+which the TF2 tier converts exactly, and fixtures/tf2_safety/verify/noise_in_step.py, whose training
+step draws random label noise, which TF 1 and TF 2 draw differently),
 runs `tf1clip parity` on each converted script in a scratch copy, keeps the first one's TF2
 output and writes the compat tier's output for the second; both carry their parity table in the
 text report and in --report JSON.
@@ -21,11 +22,13 @@ sys.path.insert(0, str(ROOT))
 from tf1clip.migrate.engine import migrate  # noqa: E402
 
 FIXTURES = ROOT / "fixtures" / "tf2_safety" / "verify"
+EXACT = ROOT / "fixtures" / "tf2_safety" / "probes" / "reduction_indices.py"
 
 
 def test_verify_keeps_tf2_output_only_where_parity_passes(tmp_path):
     tree = tmp_path / "tree"
     shutil.copytree(FIXTURES, tree)
+    shutil.copy(EXACT, tree / "exact.py")
     before = {p.name: p.read_bytes() for p in tree.iterdir()}
     report = tmp_path / "report.json"
     out = tmp_path / "out"
@@ -40,7 +43,7 @@ def test_verify_keeps_tf2_output_only_where_parity_passes(tmp_path):
     assert exact["tier"] == "tf2" and exact["parity"]["passed"]
     rows = exact["parity"]["optimizers"][0]["rows"]
     assert len(rows) == 3 and all(r["ok"] and abs(r["loss_old"] - r["loss_new"]) < 1e-5 for r in rows)
-    text = (FIXTURES / "exact.py").read_text()
+    text = EXACT.read_text()
     assert (out / "exact.py").read_text() == migrate(text, "exact.py", to="tf2").text
 
     assert noisy["tier"] == "compat" and not noisy["parity"]["passed"]
@@ -58,5 +61,5 @@ def test_verify_keeps_tf2_output_only_where_parity_passes(tmp_path):
 def test_verify_needs_the_tf2_tier(tmp_path):
     for args in (["--verify"], ["--to", "tf2", "--verify-steps", "3"], ["--to", "tf2", "--verify", "--strategy",
                                                                        "multi_worker"]):
-        proc = run_tf1clip("migrate", FIXTURES / "exact.py", *args, cwd=tmp_path)
+        proc = run_tf1clip("migrate", EXACT, *args, cwd=tmp_path)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "error" in proc.stderr, proc.stderr

@@ -38,7 +38,8 @@ from codemods.tf2 import api_spec as spec
 from codemods.tf2 import api_transforms
 from codemods.tf2.api_decisions import (ACCEPTED_ARGS, ACCEPTED_WARNINGS, KERAS_PROVEN, NONE_DEFAULTS, OVERRIDES,
                                         REMOVABLE, Override)
-from codemods.tf2.call_args import argument, code, is_literal, keyword_arg, literal_kind, same_number, with_commas
+from codemods.tf2._base import arg, code
+from codemods.tf2.call_args import is_literal, keyword_arg, literal_kind, same_number, with_commas
 
 
 class NoTF2Mapping(Exception):
@@ -71,8 +72,8 @@ def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[s
     _check_warnings(name, short, call)
     call = _keywords_for_moved_positions(name, call)
     call = _rename_keywords(name, short, call)
-    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and argument(
-            call, "partition_strategy", None) is not None:
+    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and arg(
+            call, None, "partition_strategy") is not None:
         # accepted above: 'div' or None only, which is what TF 2 does (it has no such argument)
         call = call.with_changes(args=with_commas([a for a in call.args if not (
             a.keyword is not None and a.keyword.value == "partition_strategy")]))
@@ -202,7 +203,7 @@ def _check_warnings(name: str, short: str, call: cst.Call) -> None:
             _check_partition_strategy(key, call)
     for key in (name, short):
         for arg_name, (position, level, index) in spec.ARG_WARNINGS.get(key, {}).items():
-            value = argument(call, arg_name, position)
+            value = arg(call, position, arg_name)
             if value is None:
                 continue
             accepted = ACCEPTED_ARGS.get(arg_name)
@@ -212,8 +213,8 @@ def _check_warnings(name: str, short: str, call: cst.Call) -> None:
 
 
 def _check_partition_strategy(name: str, call: cst.Call) -> None:
-    strategy = argument(call, "partition_strategy", 2)
-    params = argument(call, "params" if name.endswith("embedding_lookup") else "sp_weights", 0)
+    strategy = arg(call, 2, "partition_strategy")
+    params = arg(call, 0, "params" if name.endswith("embedding_lookup") else "sp_weights")
     if strategy is not None and not any(is_literal(strategy, v) for v in ("'div'", "None")):
         raise NoTF2Mapping(f"{name}(partition_strategy=...): TF 2 always uses 'div'")
     if isinstance(params, (cst.List, cst.Tuple)) and len(params.elements) > 1:
@@ -315,12 +316,12 @@ def _apply_transformer(name: str, transformer: dict, call: cst.Call, alias: str)
         except api_transforms.Unmappable as exc:
             raise NoTF2Mapping(f"{_show(name)}: {exc}") from None
     if kind == "add_argument":
-        if argument(call, transformer["arg"], None) is None:
+        if arg(call, None, transformer["arg"]) is None:
             new = keyword_arg(transformer["arg"], cst.parse_expression(transformer["value"]))
             call = call.with_changes(args=with_commas([*call.args, new]))
         return None, call
     if kind == "arg_must_be":
-        value = argument(call, transformer["arg"], None)
+        value = arg(call, None, transformer["arg"])
         if value is None:
             return None, call
         if not is_literal(value, transformer["value"]):
@@ -385,7 +386,7 @@ def _check_arguments(name: str, new_name: str, call: cst.Call) -> cst.Call:
                                        f"(TF 1's `{a.keyword.value}={code(a.value)}` has no counterpart)")
     aliases = {new for new in spec.KEYWORD_RENAMES.get(name, {}).values() if new}
     for param, (old, new, position) in spec.DEFAULT_CHANGES.get(name, {}).items():
-        if argument(call, param, position) is not None or same_number(old, new):
+        if arg(call, position, param) is not None or same_number(old, new):
             continue
         if old == "None":
             if param in aliases:
@@ -415,7 +416,7 @@ def _apply_override(name: str, override: Override, call: cst.Call) -> cst.Call:
         sig = _signature(name)
         if position is None and sig is not None and param in sig[1]["positional"]:
             position = sig[1]["positional"].index(param)
-        if argument(call, param, position) is None:
+        if arg(call, position, param) is None:
             call = call.with_changes(args=with_commas([*call.args, keyword_arg(param, cst.parse_expression(value))]))
     return call
 

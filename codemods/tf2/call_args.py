@@ -1,4 +1,5 @@
-"""Reading and writing a libcst Call's arguments: what the API applier, its transforms and the twins share."""
+"""Reading and writing a libcst Call's arguments: what the API applier, its transforms and the twins share
+(reading one argument is `codemods.tf2._base.arg`)."""
 from __future__ import annotations
 
 import ast
@@ -6,20 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-
-def argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
-    """The value of argument `keyword`, given by keyword or at positional `position` (None if absent)."""
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if position is not None and 0 <= position < len(positional):
-        return positional[position].value
-    return None
-
-
-def code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
+from codemods.tf2._base import code
 
 
 def is_literal(node: cst.BaseExpression, wanted: str) -> bool:

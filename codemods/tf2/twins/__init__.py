@@ -28,7 +28,8 @@ from typing import Iterable, NamedTuple, Optional
 
 import libcst as cst
 
-from codemods.tf2.call_args import code, keyword_arg, with_commas
+from codemods.tf2._base import code
+from codemods.tf2.call_args import keyword_arg, with_commas
 from codemods.tf2.twins import (basic_lstm_cell, bidirectional_dynamic_rnn, dynamic_rnn, gru_cell, lstm_cell,
                                 lstm_state_tuple, multi_rnn_cell, slim_batch_norm, static_rnn)
 
