@@ -161,7 +161,7 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         if strategy:
             raise ValueError("a strategy applies to the TF2 tier only (to='tf2')")
         return migrate_text(text, filename)
-    from codemods.tf2 import convert
+    from codemods.tf2 import Result, convert
 
     # NumPy 2 spellings first (they keep every line where it was, so both tiers' notes stay
     # on the input's lines); the compat fallback applies the same rule itself.
@@ -169,14 +169,23 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         numpy = _apply(text, filename, NUMPY_ONLY)
     except MigrationError:
         numpy = Outcome(text)
-    result = convert(numpy.text, filename)
+    try:
+        result = convert(numpy.text, filename)
+    except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file
+        result = Result(None, [Note(0, "tf2", "human", f"not converted to the TF2 tier: internal error "
+                                                      f"({type(exc).__name__}: {exc}); kept on the compat tier")])
     if result.text is not None:
         out = result.text
         notes = sorted([*numpy.notes, *result.notes], key=lambda n: (n.line, n.kind != "change"))
         if strategy and result.text != text:
             from codemods.tf2.distribute import distribute
 
-            dist = distribute(result.text, filename, strategy, source=text)
+            try:
+                dist = distribute(result.text, filename, strategy, source=text)
+            except Exception as exc:  # noqa: BLE001 - as distribute's own refusal: single-device output kept
+                dist = Result(None, [Note(0, "distribute", "human",
+                                          f"not distributed (--strategy {strategy}): internal error "
+                                          f"({type(exc).__name__}: {exc}); the single-device TF2 output is kept")])
             out = dist.text if dist.text is not None else out
             notes = sorted([*notes, *dist.notes], key=lambda n: (n.line, n.kind != "change"))
         return Outcome(out, notes,
