@@ -29,6 +29,8 @@ class TableRenameCommand(TFCommand):
     FAMILY: ClassVar[Sequence[str]] = ()
     #: Prefixes inside FAMILY that another command owns.
     EXCLUDE: ClassVar[Sequence[str]] = ()
+    #: Why a name of FAMILY without a row needs a human (the report's wording).
+    GONE: ClassVar[str] = "tf.contrib was removed in TF 2"
 
     def rows_for(self, tree: cst.Module) -> dict[str, Row]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -88,7 +90,7 @@ class TableRenameCommand(TFCommand):
         full = ".".join([root_q, *parts])
         if self.owns(full):
             self.note_human(node, f"{dotted} ({full}) has no known TF 2.21 replacement; "
-                                  "tf.contrib was removed in TF 2: rewrite this by hand")
+                                  f"{self.GONE}: rewrite this by hand")
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         new = self._replacements.get(original_node)

@@ -11,8 +11,8 @@ edits (a few ms a file).
 It accepts a file only when every name the rules resolve is certain without scope analysis:
 each alias it follows is bound by one module-level import line and nothing else in the file
 binds, assigns, deletes or declares that name. Anything else (other import forms, a name
-reused, `tf.compat.*`, TF 2 or eager API, a contrib name without a row, a rule that would
-leave a place for a human, ...) returns None and the libcst rules run as before.
+reused, `tf.compat.*`, `tf.estimator.*`, TF 2 or eager API, a contrib name without a row, a
+rule that would leave a place for a human, ...) returns None and the libcst rules run as before.
 `tests/test_migrate_fast.py` checks equality with the libcst rules on every corpus the project
 has (fixtures, migrate tree, the codemods' examples, the benchmark's generated tree) and on
 variations meant to be declined. Never imports TensorFlow.
@@ -31,11 +31,12 @@ from codemods._usage import NEUTRAL_V1, TF, V1, Usage, _has_prefix, classify_qna
 from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS, SLIM, lookup
 from codemods.contrib_slim import _RUNTIME as SLIM_RUNTIME_ROW, _TF_SLIM as TF_SLIM_ROW, slim_name_safe
 from codemods.legacy_keras import needs_legacy_keras
+from codemods.numpy2 import Numpy2Command
 
 MNIST_MODULE = "tensorflow.examples.tutorials.mnist"
 # Text that makes a rule do something this path does not model: the file goes to libcst.
 _DECLINE_TEXT = ("TF_USE_LEGACY_KERAS", "disable_v2_behavior", "enable_eager_execution", "enable_v2_behavior",
-                 "\r")
+                 "\r", ".device(")  # (.device(: device pins are soft_placement's, a libcst rule)
 
 
 class _Decline(Exception):
@@ -84,8 +85,8 @@ def fast_compat(text: str, filename: str = "<string>") -> Optional[tuple[str, li
 
 
 def _run(text: str, filename: str):
-    if any(t in text for t in _DECLINE_TEXT):
-        raise _Decline
+    if any(t in text for t in _DECLINE_TEXT) or Numpy2Command.applies_to(text):
+        raise _Decline  # (numpy2: NumPy 2 spellings are the libcst rule's alone)
     tree = ast.parse(text, filename)
     parts = text.split("\n")  # CPython's lines, not str.splitlines' (which also splits at \f, \x1c, ...)
     f = _File(tree, [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else []))
@@ -249,8 +250,8 @@ def _check_usage(f: _File) -> None:
             classify_qname(usage, _qname(f, chain, k), source, chain.line)
         if chain.root in f.tf_aliases and chain.parts:
             rel = ".".join(chain.parts)
-            if chain.parts[0] in ("compat", "examples", "python"):
-                raise _Decline
+            if chain.parts[0] in ("compat", "examples", "python", "estimator"):
+                raise _Decline  # (tf.estimator: the estimator rule's, not modelled here)
             if chain.parts[0] != "contrib" and _has_prefix(rel, V1_ONLY) and chain.parts[0] not in NEUTRAL_V1:
                 stable = True  # TF 1 in the input and after the import rewrite alike
     if usage.tf2 or usage.eager or usage.disables_v2 or not stable:

@@ -17,7 +17,7 @@ from codemods._usage import V1, TF, classify
 
 # Uses that need legacy Keras, relative to tensorflow / tensorflow.compat.v1.
 _NEEDS_LEGACY = ("layers", "nn.rnn_cell", "keras", "contrib.rnn", "contrib.keras")
-_RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn",)
+_RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn", "tf1clip.contrib.legacy_seq2seq", "tf1clip.contrib.seq2seq.AttentionWrapper")
 
 _ENV_KEY = m.SimpleString('"TF_USE_LEGACY_KERAS"') | m.SimpleString("'TF_USE_LEGACY_KERAS'")
 _ENVIRON = m.Attribute(value=m.Name("os"), attr=m.Name("environ"))

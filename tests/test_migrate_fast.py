@@ -103,13 +103,15 @@ VARIANTS = [
     ("import inside a function", lambda t: t + "\n\ndef g():\n    import tensorflow as tf\n    return tf\n", False),
     ("two statements on a line", lambda t: t.replace("import numpy as np\n", "import numpy as np; import sys\n"), False),
     ("f-string", lambda t: t + '\nprint(f"{tf.__version__}")\n', False),
-    ("contrib name without a row", lambda t: t + "\nhelper = tf.contrib.seq2seq.BasicDecoder\n", False),
+    ("contrib name without a row", lambda t: t + "\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper\n", False),
     ("chain over two lines", lambda t: t + "\nx = (tf.\n     zeros)\n", False),
     ("tf.compat use", lambda t: t + "\nx = tf.compat.v1.placeholder(tf.float32)\n", False),
     ("TF 2 API", lambda t: t + "\ntape = tf.GradientTape()\n", False),
     ("already disabled", lambda t: t + "\ntf.disable_v2_behavior()\n", False),
     ("CRLF", lambda t: t.replace("\n", "\r\n"), False),
     ("star import", lambda t: t.replace("import numpy as np\n", "from numpy import *\n"), False),
+    ("a device pin", lambda t: t + "\nwith tf.device('/gpu:0'):\n    z = tf.zeros([1])\n", False),
+    ("a name NumPy 2 removed", lambda t: t.replace("import numpy as np\n", "import numpy as np\nF = np.float\n"), False),
 ]
 
 

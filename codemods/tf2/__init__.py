@@ -13,7 +13,7 @@ its TF 2 home (`../../docs/migrate-tf2.md` has the user's view). Modules, by wha
   `helpers` / `inline` / `classes`: the script's own functions and classes;
 * `constructs`: which module knows a TF call: `variables`, `layers`, `training`
   (+ `optimizer_table`), `contrib_training`, `losses`, `data` (+ `mnist_reader`), `ops`
-  (plain ops through `tf_api`, TF 2's meaning of a TF 1.x call);
+  (plain ops through `api_changes`, TF 2's meaning of a TF 1.x call);
 * `session`: `sess.run` sites → step calls; `steps`: the step functions; `shapes`: static
   shapes; `scopes`: variable and name scopes; `emit`: code templates; `builds`: build-time prints;
 * `distribute`: the converted program under `tf.distribute` (`--strategy`).

@@ -56,7 +56,7 @@ DATASET_METHODS = ("shuffle", "batch", "repeat", "map", "prefetch", "take", "ski
 
 def dataset(site: "CallSite"):
     """`tf.data.Dataset.from_tensor_slices(...)` and the like: a Python object in TF 2, made here."""
-    from codemods.tf2.tf_api import NoTF2Mapping, to_tf2
+    from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
     from codemods.tf2.names import short
     try:
         name, node = to_tf2(short(site.qname), site.node, alias=site.tr.alias)

@@ -4,7 +4,7 @@
 its graph. Every name gets the abstract value it is bound to (a placeholder, a value, a piece
 of state, plain Python); every TensorFlow call is handed to the construct that knows it
 (`constructs.CALLS`: variables, layers, optimizers, data, summaries, ...) or, for a plain op,
-to `tf_api.to_tf2` (TF 2's name and arguments for the same meaning). The rewritten node comes
+to `api_changes.to_tf2` (TF 2's name and arguments for the same meaning). The rewritten node comes
 back with its abstract value; calls that create state put that state in the program (through
 the `Translator`) and leave a reference in the expression.
 """
@@ -19,7 +19,7 @@ from codemods.tf2 import shapes as shp
 from codemods.tf2 import constructs, flags, session
 from codemods.tf2.model import AV, HOST, Class, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor, TFSymbol
 from codemods.tf2.names import short
-from codemods.tf2.tf_api import NoTF2Mapping, reference_to_tf2, to_tf2
+from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
 if TYPE_CHECKING:
     from codemods.tf2.interpret import Translator

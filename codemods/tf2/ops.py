@@ -1,6 +1,6 @@
 """Plain TensorFlow calls: an op computing a value, or a host utility; and their static shapes.
 
-Every call that is not a construct with state goes through `tf_api.to_tf2`, which keeps its
+Every call that is not a construct with state goes through `api_changes.to_tf2`, which keeps its
 meaning in TF 2 (argument renames and reorders, `keep_prob` → `rate`, ...) or refuses. A call
 under a module whose constructs create variables or belong to the session machinery, but with
 no row in tf1clip's tables, is refused by name rather than passed on.
@@ -15,7 +15,7 @@ from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Other, StateRef, Tensor
 from codemods.tf2.names import short
-from codemods.tf2.tf_api import NoTF2Mapping, to_tf2
+from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite

@@ -5,15 +5,19 @@
 
 Reads the imports (`names`), reads the program into its model and writes the TF 2 form
 (`interpret.Translator`), fixes the imports (`tensorflow.compat.v1` → `tensorflow`, TF 1.x-only
-modules the output no longer uses removed), then checks what came out: no TF 1.x-only API
-left (`codemods._usage.classify`), and it compiles. Never imports TensorFlow.
+modules the output no longer uses removed), then checks what came out: every name it reads is
+bound and no state is created inside a step (`output_checks`), no TF 1.x-only API left
+(`codemods._usage.classify`), and it compiles. Any exception inside the tier is a refusal at the
+input line it was working on (`failures`). Never imports TensorFlow.
 """
 from __future__ import annotations
 
 import libcst as cst
 
 from codemods._base import dotted_name
+from codemods.tf2 import output_checks
 from codemods.tf2._base import Note, Refuse, Result
+from codemods.tf2.failures import failure_line, failure_reason
 from codemods.tf2.interpret import RULE, Translator
 from codemods.tf2.names import ImportTable
 
@@ -38,6 +42,7 @@ def translate(text: str, filename: str = "<string>") -> Result:
         translator = Translator(module, names)
         out = translator.run()
         out = fix_imports(out, names)
+        out, _ = output_checks.transform(out, module)  # every name bound, no state made per step
         code = out.code
         left = names.usage(out)
         if left.tf1:
@@ -47,6 +52,10 @@ def translate(text: str, filename: str = "<string>") -> Result:
     except Refuse as exc:
         notes = list(translator.notes) if translator is not None else []
         return Result(None, [*notes, Note(exc.line, RULE, "human", f"not converted to the TF2 tier: {exc.reason}")])
+    except Exception as exc:  # noqa: BLE001 - a failure inside the tier is a refusal: compat fallback, never `error`
+        notes = list(translator.notes) if translator is not None else []
+        return Result(None, [*notes, Note(failure_line(exc, module), RULE, "human",
+                                          f"not converted to the TF2 tier: {failure_reason(exc, RULE)}")])
     notes = sorted(set(translator.notes), key=lambda n: (n.line, n.message))
     return Result(code, notes)
 

@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
-from codemods import COMPAT_TIER
+from codemods import COMPAT_TIER, NUMPY_ONLY
 from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map, imported_qualified_names
 from codemods._usage import Usage, classify
 from codemods.fast_compat import fast_compat
@@ -70,11 +70,15 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER, fast: 
 
     For the compat tier, a file of the common shape is done by `codemods.fast_compat` (same
     output and notes, on `ast`); `fast=False`, or TF1CLIP_MIGRATE_FAST=0 in the environment,
-    runs the libcst rules on every file."""
+    runs the libcst rules on every file. A file that is not TF 1.x code gets the rules that
+    apply to any file (`NUMPY_ONLY`), and keeps its reason when they change nothing."""
     if fast is None:
         fast = os.environ.get("TF1CLIP_MIGRATE_FAST", "1") != "0"
     if "tensorflow" not in text and "tf_slim" not in text:
-        return Outcome(text, reason="does not use TensorFlow")
+        try:
+            return _apply(text, filename, NUMPY_ONLY, reason="does not use TensorFlow")
+        except MigrationError:  # not TensorFlow code, and not ours to judge
+            return Outcome(text, reason="does not use TensorFlow")
     if fast and tier is COMPAT_TIER:
         done = fast_compat(text, filename)
         if done is not None:
@@ -84,13 +88,26 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER, fast: 
     usage = usage_of(module, wrapper)
     verdict = usage.verdict
     if verdict == "none":
-        return Outcome(text, reason="does not import TensorFlow" if not usage.imports_tf
-                       else "uses no TF 1.x-only API")
+        return _apply(text, filename, NUMPY_ONLY, module, wrapper,
+                      reason="does not import TensorFlow" if not usage.imports_tf else "uses no TF 1.x-only API")
     if verdict == "mixed":
         line = usage.tf2[0][0]
-        return Outcome(text, [Note(line, "compat_tier", "human", usage.mixed_message())],
-                       reason="mixes TF 2 and TF 1 code: left for a human")
-    notes: list[Note] = []
+        return _apply(text, filename, NUMPY_ONLY, module, wrapper,
+                      [Note(line, "compat_tier", "human", usage.mixed_message())],
+                      reason="mixes TF 2 and TF 1 code: left for a human")
+    return _apply(text, filename, tier, module, wrapper, reason="already migrated")
+
+
+def _apply(text: str, filename: str, tier, module: cst.Module | None = None, wrapper: MetadataWrapper | None = None,
+           notes: list[Note] | None = None, reason: str = "") -> Outcome:
+    """Run the commands of `tier` in order on `text`; `reason` says why, if nothing changed."""
+    notes = list(notes or [])
+    if not any(getattr(c, "applies_to", lambda _: True)(text) for c in tier):
+        return Outcome(text, notes, reason=reason)
+    if module is None:
+        module = parse(text)
+    if wrapper is None:
+        wrapper = _wrapper(module)
     line_map = list(range(len(text.splitlines()) + 2))  # current line → original line
     current, code = module, text
     for command_cls in tier:
@@ -129,7 +146,7 @@ def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER, fast: 
         if note not in unique:
             unique.append(note)
     unique.sort(key=lambda n: (n.line, n.kind != "change"))
-    return Outcome(out, unique, reason="" if out != text else "already migrated")
+    return Outcome(out, unique, reason="" if out != text else reason)
 
 
 def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy: str | None = None) -> Outcome:
@@ -144,15 +161,31 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         if strategy:
             raise ValueError("a strategy applies to the TF2 tier only (to='tf2')")
         return migrate_text(text, filename)
-    from codemods.tf2 import convert
+    from codemods.tf2 import Result, convert
 
-    result = convert(text, filename)
+    # NumPy 2 spellings first (they keep every line where it was, so both tiers' notes stay
+    # on the input's lines); the compat fallback applies the same rule itself.
+    try:
+        numpy = _apply(text, filename, NUMPY_ONLY)
+    except MigrationError:
+        numpy = Outcome(text)
+    try:
+        result = convert(numpy.text, filename)
+    except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file
+        result = Result(None, [Note(0, "tf2", "human", f"not converted to the TF2 tier: internal error "
+                                                      f"({type(exc).__name__}: {exc}); kept on the compat tier")])
     if result.text is not None:
-        out, notes = result.text, list(result.notes)
+        out = result.text
+        notes = sorted([*numpy.notes, *result.notes], key=lambda n: (n.line, n.kind != "change"))
         if strategy and result.text != text:
             from codemods.tf2.distribute import distribute
 
-            dist = distribute(result.text, filename, strategy, source=text)
+            try:
+                dist = distribute(result.text, filename, strategy, source=text)
+            except Exception as exc:  # noqa: BLE001 - as distribute's own refusal: single-device output kept
+                dist = Result(None, [Note(0, "distribute", "human",
+                                          f"not distributed (--strategy {strategy}): internal error "
+                                          f"({type(exc).__name__}: {exc}); the single-device TF2 output is kept")])
             out = dist.text if dist.text is not None else out
             notes = sorted([*notes, *dist.notes], key=lambda n: (n.line, n.kind != "change"))
         return Outcome(out, notes,

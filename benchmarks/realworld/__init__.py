@@ -1,0 +1,1 @@
+"""Helpers of benchmarks/realworld.py (the real-world proving ground)."""
