@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, session, summaries,
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, rnn, session, summaries,
                           training, variables)
 from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
                                 TFSymbol)
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 CALLS = {
     **variables.CALLS,
     **layers.CALLS,
+    **rnn.CALLS,
     **training.CALLS,
     **contrib_training.CALLS,
     **losses.CALLS,
@@ -40,10 +41,11 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
-CREATORS = (variables.CREATORS | layers.CREATORS | training.CREATORS | contrib_training.CREATORS
+CREATORS = (variables.CREATORS | layers.CREATORS | rnn.CREATORS | training.CREATORS | contrib_training.CREATORS
             | summaries.CREATORS | checkpoints.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,
+    **rnn.METHODS,
     **training.METHODS,
     **session.METHODS,
     **summaries.METHODS,
@@ -55,7 +57,7 @@ METHODS = {
 REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
-    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *training.OPTIMIZERS,
+    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *training.OPTIMIZERS, *losses.REDUCTIONS,
 )}
 
 
@@ -87,6 +89,10 @@ def attribute(ev: "Evaluator", base: AV, attr: str, node: cst.Attribute) -> tupl
     """`base.attr` (not a TensorFlow module member): a method to call later, or what it denotes."""
     kind = kind_of(base)
     if kind == "host":
+        return HOST, node
+    if isinstance(base, Seq) and attr in base.fields:  # a namedtuple's field (an LSTM state's `.h`)
+        return base.items[base.fields.index(attr)], node
+    if kind == "cell" and attr in ("state_size", "output_size"):  # sizes: Python values, as in TF 1.x
         return HOST, node
     if kind == "session" and attr == "graph":
         return Other("graph", {"drop": True, "what": "the graph"}), node

@@ -286,9 +286,14 @@ class Evaluator(cst.CSTTransformer):
             for k, v in zip(base.keys, base.items):
                 if isinstance(k, cst.SimpleString) and k.evaluated_value == key.evaluated_value:
                     return self._set(updated, v)
+        if isinstance(base, Tensor) and not base.single and base.element is not None and len(updated.slice) == 1:
+            if shp.literal(key) is not None:  # one tensor of a list of tensors (`outputs[-1]`)
+                return self._set(updated, Tensor(list(base.element)))
+            if isinstance(index, cst.Slice):
+                return self._set(updated, Tensor(single=False, element=base.element))
         if isinstance(base, (Tensor, Input)) or (isinstance(base, StateRef) and base.graph):
             shape = _shape(base)
-            if shape is not None and isinstance(key, cst.Integer) and len(updated.slice) == 1:
+            if shape is not None and shp.literal(key) is not None and len(updated.slice) == 1:
                 shape = shape[1:]
             elif not (len(updated.slice) == 1 and isinstance(index, cst.Slice)):
                 shape = None

@@ -47,8 +47,9 @@ WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of 
 
 def loss(site: "CallSite"):
     params, template, same_shape = LOSSES[site.qname]
-    site.only(set(params), 2)
+    site.only(set(params) | {"reduction"}, 2)
     tr = site.tr
+    reduction = _reduction(site)
     labels, labels_av = site.arg(0, params[0])
     preds, preds_av = site.arg(1, params[1])
     if labels is None or preds is None:
@@ -73,8 +74,11 @@ def loss(site: "CallSite"):
     first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
                               WHY.format(name=f"tf.losses.{short}"))
     tr.add_comp([first], {per}, uses)
+    tr.env[per] = Tensor()  # a value the loss reads (so each step that computes the loss computes it first)
     value = emit.expr("{tf}.math.divide_no_nan({tf}.reduce_sum({x}), {tf}.reduce_sum({tf}.ones_like({x})))",
                       tf=tr.alias, x=per)
+    if reduction == "SUM":  # compute_weighted_loss: reduce_sum(losses * 1.0), not divided
+        value = emit.expr("{tf}.reduce_sum({x})", tf=tr.alias, x=per)
     if site.target is None:  # a statement: the loss only goes to the collection
         name = tr.namer.fresh(short)
         tr.add_comp([emit.assign(name, value)], {name}, {per})
@@ -85,6 +89,22 @@ def loss(site: "CallSite"):
     tr.losses.append(site.target)
     tr.note(f"tf.losses.{short} → its TF 1.x formula (sum of the losses over the number of elements)")
     return Tensor([]), value
+
+
+# With weights=1.0, MEAN, SUM_OVER_BATCH_SIZE and SUM_BY_NONZERO_WEIGHTS all divide the sum by the
+# number of elements (div_no_nan); SUM does not divide; NONE (no reduction) is refused.
+REDUCTIONS = {f"tensorflow.losses.Reduction.{r}": r for r in (
+    "SUM", "MEAN", "SUM_OVER_BATCH_SIZE", "SUM_BY_NONZERO_WEIGHTS", "SUM_OVER_NONZERO_WEIGHTS")}
+
+
+def _reduction(site: "CallSite") -> str:
+    node, av = site.arg(None, "reduction")
+    if node is None:
+        return "SUM_BY_NONZERO_WEIGHTS"
+    q = getattr(av, "qname", None)
+    if q not in REDUCTIONS:
+        site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}(reduction={emit.code(node)})` is not converted")
+    return REDUCTIONS[q]
 
 
 def total_loss(site: "CallSite"):

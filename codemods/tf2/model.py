@@ -42,6 +42,7 @@ class Tensor(AV):
 
     shape: Shape = None
     single: bool = True          # one tensor (not a Python structure of tensors)
+    element: Shape = None        # a Python list of tensors of one static shape (tf.unstack, static_rnn outputs)
     graph = True
 
 
@@ -131,6 +132,7 @@ class Seq(AV):
 
     items: list
     kind: str = "list"  # list | tuple
+    fields: tuple = ()  # a namedtuple's field names (an LSTM state's `c`, `h`), read as attributes
 
     @property
     def graph(self) -> bool:

@@ -133,6 +133,26 @@ def shape_of(site: "CallSite"):
     return None
 
 
+def element_shape(site: "CallSite"):
+    """The static shape of each tensor of `tf.unstack(x, axis=a)` / `tf.split(x, n, axis=a)` (a
+    number of pieces), where known: x's shape without axis a (split: with an unknown axis a)."""
+    if site.qname == "tensorflow.unstack":
+        shape, axis = shp.of(site.arg(0, "value")[1]), site.arg(2, "axis")[0]
+    elif site.qname == "tensorflow.split":
+        shape, axis = shp.of(site.arg(0, "value")[1]), site.arg(2, "axis")[0]
+        if isinstance(site.arg(1, "num_or_size_splits")[0], (cst.List, cst.Tuple)):
+            return None  # pieces of different sizes
+    else:
+        return None
+    index = 0 if axis is None else shp.literal(axis)
+    if shape is None or index is None or not -len(shape) <= index < len(shape):
+        return None
+    index %= len(shape)
+    if site.qname == "tensorflow.unstack":
+        return shape[:index] + shape[index + 1:]
+    return shape[:index] + [None] + shape[index + 1:]
+
+
 def clip_by_average_norm(site: "CallSite"):
     """`tf.clip_by_average_norm(t, c)` (TF 1.x only) → TF 1.15's formula:
     `t * c * minimum(rsqrt(sum(t * t)) * size(t), 1 / c)`."""
@@ -178,7 +198,7 @@ def tf_call(site: "CallSite"):
             tr.sparse_reads.append(tr.line)
     node = node.with_changes(func=tr.tf(name))
     if q in STRUCTURES:
-        return Tensor(single=False), node
+        return Tensor(single=False, element=element_shape(site)), node
     return Tensor(shape_of(site)), node
 
 

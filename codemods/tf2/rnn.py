@@ -1,0 +1,311 @@
+"""TF 1.x rnn cells and rnn functions in graph code → their exact TF 2 twins, state made once.
+
+A cell (`tf.nn.rnn_cell.BasicLSTMCell(16)`, `GRUCell`, `LSTMCell`, `MultiRNNCell([...])`) is a
+Python object with no variables yet: it becomes the twin object (`BasicLSTMCell(16)`), made
+where TF 1.x made it. `tf.nn.dynamic_rnn(cell, x, ...)` (and `static_rnn`,
+`bidirectional_dynamic_rnn`) is two things, like a layer call: the cell's variables, created at
+that line from x's static width under `rnn/<cell>/` (state: the twin rnn layer, created and
+built there, `rnn = DynamicRNN(cell)`, `rnn.build((None, None, 8))`), and a value (outputs and
+final state: `outputs, state = rnn(x, sequence_length=lengths)` in the steps).
+
+The twins (`codemods/tf2/twins/`) compute TF 1.x's math with TF 1.x's weight layout and are
+written into the script as plain TF 2 classes, once each (tests/test_twins.py proves each equal
+to TF 1.x: outputs, states, gradients). What a twin cannot reproduce (`TwinUnavailable`) is a
+refusal at its line, and so is what would make TF 1.x name or share variables otherwise: a cell
+run by two rnn calls, a `reuse` argument, two rnn layers under one scope name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional
+
+import libcst as cst
+
+from codemods.tf2 import emit, twins
+from codemods.tf2 import shapes as shp
+from codemods.tf2._base import NameTransformer
+from codemods.tf2.model import HOST, Other, Seq, State, Tensor
+from codemods.tf2.names import short
+
+if TYPE_CHECKING:
+    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.interpret import Translator
+
+
+@dataclass(eq=False)
+class Cell:
+    """What the translator knows of a cell object: its TF 1.x scope name, output width, the
+    variables it will create (relative TF 1.x path, attribute path on the twin) and its state."""
+
+    name: str
+    units: Optional[cst.BaseExpression]            # output width (None: unknown)
+    variables: list                                # [(relative TF 1.x path, ".kernel")] in creation order
+    state: Callable                                # batch dim → abstract value of its state
+    parts: list = field(default_factory=list)      # a MultiRNNCell's cells
+    used: bool = False                             # an rnn call created its variables already
+
+
+# -- the twin classes, written into the script once ------------------------------------------------------
+def twin_class(tr: "Translator", twin) -> str:
+    """The script's name for `twin`'s class, its source (and what it needs) written once after the imports."""
+    names = {m.__name__.rsplit(".", 1)[1]: m for m in twins.MODULES}
+    for need in twin.NEEDS:
+        twin_class(tr, names[need])
+    key = f"twin:{twin.CLASS}"
+    if key in tr.emitted:
+        return tr.emitted[key]
+    renames = {m.CLASS: tr.emitted[f"twin:{m.CLASS}"] for m in twins.MODULES if f"twin:{m.CLASS}" in tr.emitted}
+    renames["tf"] = tr.alias
+    for module in getattr(twin, "IMPORTS", ()):
+        local = tr.module_name(module)
+        if local == module and module in tr.namer.taken and tr.names.bindings.get(module) != module:
+            tr.refuse(f"the script binds `{module}`, which the TF 2 twin `{twin.CLASS}` imports: not converted")
+        renames[module] = local
+
+    def make(local: str) -> list:
+        source = cst.parse_module(twin.SOURCE)
+        return list(source.visit(_Rename({**renames, twin.CLASS: local})).body)
+
+    return tr.preamble_function(key, make, twin.CLASS)
+
+
+class _Rename(NameTransformer):
+    def __init__(self, mapping: dict):
+        super().__init__()
+        self.mapping = mapping
+
+    def leave_Name(self, original, updated):
+        if self.skipped(original) or updated.value not in self.mapping or self.mapping[updated.value] == updated.value:
+            return updated
+        return updated.with_changes(value=self.mapping[updated.value])
+
+
+def _instantiate(site: "CallSite", name: Optional[str] = None) -> twins.Made:
+    try:
+        return twins.instantiate(site.qname, site.node, name)
+    except twins.TwinUnavailable as exc:
+        site.refuse(f"`{short(site.qname)}` is not converted: {exc.reason}")
+
+
+UNKNOWN = object()
+
+
+def _literal(tr: "Translator", node) -> object:
+    """A literal's value (True/False/None/int/str), through a module-level name bound once; else UNKNOWN."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.Name):
+        node = tr.host_literal(node.value)
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    return UNKNOWN
+
+
+def _lstm_state(c_width, h_width) -> Callable:
+    return lambda b: Seq([Tensor([b, c_width]), Tensor([b, h_width])], "tuple", ("c", "h"))
+
+
+# -- cells -----------------------------------------------------------------------------------------------
+def cell(site: "CallSite"):
+    tr = site.tr
+    twin = twins.lookup(site.qname)
+    if site.starred() or any(site.ev.value_of(a.value).graph for a in site.node.args):
+        site.refuse(f"`{short(site.qname)}` given graph values or *args is not converted")
+    reuse, _ = site.arg(None, "reuse")
+    if reuse is not None and _literal(tr, reuse) not in (None, False):
+        site.refuse(f"`{short(site.qname)}(reuse=...)` shares variables by scope name: not converted")
+    name_node, _ = site.arg(None, "name")
+    name = twin.DEFAULT_NAME if name_node is None else _literal(tr, name_node)
+    if not isinstance(name, str):
+        site.refuse(f"`{short(site.qname)}` with a name that is not a string literal is not converted")
+    made = _instantiate(site)
+    node = made.construct.with_changes(func=cst.Name(twin_class(tr, twin)))
+    if twin.CLASS == "MultiRNNCell":
+        info = _multi(site)
+    else:
+        info = _single(site, twin, name)
+    tr.note(f"`{short(site.qname)}` → `{twin.CLASS}`, an exact TF 2 twin written into the script (TF 1.x's math "
+            "and variable names)")
+    return Other("cell", {"cell": info}), node
+
+
+def _single(site: "CallSite", twin, name: str) -> Cell:
+    units, _ = site.arg(0, "num_units")
+    if units is None:
+        site.refuse(f"`{short(site.qname)}` without num_units")
+    if twin.CLASS == "GRUCell":
+        return Cell(name, units, [("gates/kernel", ".gates.kernel"), ("gates/bias", ".gates.bias"),
+                                  ("candidate/kernel", ".candidate.kernel"), ("candidate/bias", ".candidate.bias")],
+                    lambda b: Tensor([b, units]))
+    variables = [("kernel", ".kernel"), ("bias", ".bias")]
+    if twin.CLASS == "BasicLSTMCell":
+        return Cell(name, units, variables, _lstm_state(units, units))
+    peep, proj = site.arg(1, "use_peepholes")[0], site.arg(4, "num_proj")[0]
+    peepholes = False if peep is None else _literal(site.tr, peep)
+    if peepholes not in (True, False) or (proj is not None and _literal(site.tr, proj) is UNKNOWN):
+        site.refuse("`LSTMCell` whose use_peepholes or num_proj is not a literal: its variables are not known")
+    projected = proj is not None and _literal(site.tr, proj) is not None
+    if peepholes:
+        variables += [("w_f_diag", ".w_f_diag"), ("w_i_diag", ".w_i_diag"), ("w_o_diag", ".w_o_diag")]
+    if projected:
+        variables.append(("projection/kernel", ".projection.kernel"))
+    out = proj if projected else units
+    return Cell(name, out, variables, _lstm_state(units, out))
+
+
+def _multi(site: "CallSite") -> Cell:
+    node, av = site.arg(0, "cells")
+    parts = None
+    if isinstance(av, Seq):
+        parts = av.items
+    elif isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
+        count = _range_count(site.tr, node.for_in.iter)  # `[GRUCell(n) for _ in range(3)]`: 3 new cells
+        one = site.ev.value_of(node.elt)
+        if count is not None and isinstance(one, Other) and one.kind == "cell":
+            parts = [Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)]
+    if not parts or not all(isinstance(p, Other) and p.kind == "cell" for p in parts):
+        site.refuse("`MultiRNNCell` of cells not known where they are made (a list literal or a comprehension "
+                    "over range(<literal>) of cells): not converted")
+    cells = [p.info["cell"] for p in parts]
+    if len({id(c) for c in cells}) != len(cells):
+        site.refuse("`MultiRNNCell` with one cell object twice (TF 1.x shared its variables across layers): "
+                    "not converted")
+    variables = [(f"cell_{i}/{c.name}/{rel}", f".cells[{i}]{attr}") for i, c in enumerate(cells)
+                 for rel, attr in c.variables]
+    return Cell("multi_rnn_cell", cells[-1].units, variables,
+                lambda b: Seq([c.state(b) for c in cells], "tuple"), parts=cells)
+
+
+def _copy(c: Cell) -> Cell:
+    return Cell(c.name, c.units, list(c.variables), c.state, list(c.parts))
+
+
+def _range_count(tr: "Translator", node) -> Optional[int]:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
+            and len(node.args) == 1:
+        value = _literal(tr, node.args[0].value)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return None
+
+
+def state_tuple(site: "CallSite"):
+    """`LSTMStateTuple(c, h)` → the twin's namedtuple (same fields)."""
+    site.only({"c", "h"}, 2)
+    c, c_av = site.arg(0, "c")
+    h, h_av = site.arg(1, "h")
+    if c is None or h is None:
+        site.refuse("`LSTMStateTuple` without c and h")
+    local = twin_class(site.tr, twins.lookup(site.qname) or twins.BY_CLASS["LSTMStateTuple"])
+    return Seq([c_av, h_av], "tuple", ("c", "h")), site.node.with_changes(func=cst.Name(local))
+
+
+def zero_state(site: "CallSite"):
+    """`cell.zero_state(batch_size, dtype)`: the same method on the twin (zeros of the state's structure)."""
+    site.only({"batch_size", "dtype"}, 2)
+    batch, _ = site.arg(0, "batch_size")
+    dtype, _ = site.arg(1, "dtype")
+    if dtype is None or not emit.code(dtype).endswith("float32"):
+        site.refuse("`zero_state` of a dtype other than float32 is not converted (the twins compute in float32)")
+    static = batch is not None and not site.ev.value_of(batch).graph
+    return site.receiver.info["cell"].state(batch if static else None), site.node
+
+
+# -- rnn functions ---------------------------------------------------------------------------------------
+def rnn(site: "CallSite"):
+    tr = site.tr
+    twin = twins.lookup(site.qname)
+    params = [p for p, _ in twin.PARAMS]
+    bidirectional = twin.CLASS == "BidirectionalDynamicRNN"
+    cells = []
+    for p in ("cell_fw", "cell_bw") if bidirectional else ("cell",):
+        _, av = site.arg(params.index(p), p)
+        if not (isinstance(av, Other) and av.kind == "cell"):
+            site.refuse(f"`{short(site.qname)}` of a cell tf1clip does not know (only its twins' cells)")
+        cells.append(av.info["cell"])
+    every = [c for top in cells for c in [top, *top.parts]]
+    if any(c.used for c in every) or len({id(c) for c in every}) != len(every):
+        site.refuse(f"`{short(site.qname)}` runs a cell another rnn call ran already (TF 1.x shared its variables "
+                    "by the cell's first scope): not converted")
+    if tr.scopes.reuse():
+        site.refuse(f"`{short(site.qname)}` under a reusing variable scope is not converted")
+    scope_node, _ = site.arg(params.index("scope"), "scope")
+    scope = twin.DEFAULT_NAME if scope_node is None else _literal(tr, scope_node)
+    if not isinstance(scope, str):
+        site.refuse(f"`{short(site.qname)}(scope=...)` other than a string literal is not converted")
+    time_node, _ = site.arg(params.index("time_major"), "time_major") if "time_major" in params else (None, None)
+    time_major = False if time_node is None else _literal(tr, time_node)
+    if time_major not in (True, False):
+        site.refuse(f"`{short(site.qname)}(time_major=...)` other than a literal is not converted")
+    inputs, in_av = site.arg(params.index("inputs"), "inputs")
+    static = twin.CLASS == "StaticRNN"
+    step_shape = _static_step(in_av) if static else shp.of(in_av)
+    if step_shape is None or step_shape[-1] is None or (not static and len(step_shape) != 3):
+        site.refuse(f"the input of `{short(site.qname)}` has no known static width: the cell could not be built "
+                    "where TF 1.x created its variables")
+    prefix = tr.scopes.get_variable_name(scope)
+    subs = [("fw", ".fw.cell"), ("bw", ".bw.cell")] if bidirectional else [("", ".cell")]
+    py = tr.namer.fresh(prefix.replace("/", "_"))
+    pairs = [(f"{prefix}{'/' + sub if sub else ''}/{c.name}/{rel}", emit.expr(py + base + attr))
+             for (sub, base), c in zip(subs, cells) for rel, attr in c.variables]
+    made_before = {n for s in tr.states for n, _ in s.info.get("vars", [])}
+    clash = next((n for n, _ in pairs if n in made_before), None)
+    if clash is not None:
+        site.refuse(f"`{short(site.qname)}` would create `{clash}` again (TF 1.x named it otherwise or raised): "
+                    "give each rnn its own scope")
+    made = _instantiate(site)
+    ctor = made.construct.with_changes(func=cst.Name(twin_class(tr, twin)))
+    width = step_shape[-1]
+    build = cst.List([cst.Element(cst.Tuple([cst.Element(cst.Name("None")), cst.Element(width)]))]) if static \
+        else cst.Tuple([cst.Element(cst.Name("None")), cst.Element(cst.Name("None")), cst.Element(width)])
+    state = State("layer", py, prefix, tr.line, trainable=True, variables=emit.expr("{l}.trainable_variables", l=py))
+    state.info.update(vars=pairs, rnn=True)
+    tr.add_state(state, [emit.assign(py, ctor), emit.stmt("{l}.build({shape})", l=py, shape=build)])
+    for c in every:
+        c.used = True
+    tr.note(f"`{short(site.qname)}` → `{twin.CLASS}` `{py}`, an exact TF 2 twin built here (the variables of "
+            f"`{prefix}/`, created as TF 1.x created them); its call runs in the steps")
+    call = made.call.with_changes(func=state.expr())
+    return _result(twin.CLASS, cells, in_av, step_shape, time_major), call
+
+
+def _static_step(av) -> Optional[list]:
+    """The static shape of one time step of static_rnn's inputs (a list of [batch, depth] tensors)."""
+    if isinstance(av, Seq) and av.items:
+        return shp.of(av.items[0])
+    if isinstance(av, Tensor) and not av.single:
+        return av.element
+    return None
+
+
+def _result(kind: str, cells: list, in_av, shape: list, time_major: bool):
+    if kind == "StaticRNN":
+        batch = shape[0] if len(shape) == 2 else None
+        one = [batch, cells[0].units]
+        if isinstance(in_av, Seq):
+            outputs = Seq([Tensor(list(one)) for _ in in_av.items], "list")
+        else:
+            outputs = Tensor(single=False, element=one)
+        return Seq([outputs, cells[0].state(batch)], "tuple")
+    batch, time = (shape[1], shape[0]) if time_major else (shape[0], shape[1])
+
+    def out(c):
+        return Tensor([time, batch, c.units] if time_major else [batch, time, c.units])
+
+    if kind == "BidirectionalDynamicRNN":
+        return Seq([Seq([out(c) for c in cells], "tuple"), Seq([c.state(batch) for c in cells], "tuple")], "tuple")
+    return Seq([out(cells[0]), cells[0].state(batch)], "tuple")
+
+
+def _names(kind: str) -> tuple:
+    return tuple(n for n, m in twins.TWINS.items() if getattr(m, "KIND", None) == kind and m.CLASS != "SlimBatchNorm")
+
+
+CELLS = _names("cell")
+RNNS = _names("rnn")
+STATE_TUPLES = twins.BY_CLASS["LSTMStateTuple"].TF1
+CALLS = {**{n: cell for n in CELLS}, **{n: rnn for n in RNNS}, **{n: state_tuple for n in STATE_TUPLES}}
+CREATORS = set(CELLS) | set(RNNS)
+METHODS = {("cell", "zero_state"): zero_state}
+__all__ = ["CALLS", "CREATORS", "METHODS", "Cell", "HOST", "twin_class"]
