@@ -11,7 +11,8 @@ its TF 2 home (`../../docs/migrate-tf2.md` has the user's view). Modules, by wha
 * `model`: the model's parts (state, placeholders, values, ops) and abstract values;
 * `interpret`: reading statements in program order; `expressions`: reading one expression;
   `helpers` / `inline` / `classes`: the script's own functions and classes;
-* `constructs`: which module knows a TF call: `variables`, `layers`, `training`
+* `constructs`: which module knows a TF call: `variables`, `layers`, `rnn` (cells and rnn
+  functions → the exact `twins`), `training`
   (+ `optimizer_table`), `contrib_training`, `losses`, `data` (+ `mnist_reader`), `ops`
   (plain ops through `api_changes`, TF 2's meaning of a TF 1.x call);
 * `session`: `sess.run` sites → step calls; `steps`: the step functions; `shapes`: static

@@ -384,6 +384,12 @@ class Translator:
                           deps=list(self.control))
             self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())
             return
+        root = _root_name(target)
+        dropped = self.env.get(root) if root is not None and not isinstance(target, cst.Name) else None
+        if isinstance(dropped, Other) and dropped.info.get("drop") and not av.graph:
+            self.note(f"`{code(target)} = ...`: sets {dropped.info.get('what', dropped.kind)}, which has no TF 2 "
+                      "counterpart; removed")  # `session_conf.gpu_options.allow_growth = True`
+            return
         if isinstance(av, Session) or (isinstance(av, Other) and av.info.get("drop")):
             self.bind(target, av)
             what = "the Session" if isinstance(av, Session) else av.info.get("what", av.kind)
@@ -579,6 +585,13 @@ class Translator:
         if isinstance(orelse, cst.Else) and _empty(orelse.body):  # its statements all moved or vanished
             changes["orelse"] = None
         return st.with_changes(**changes)
+
+
+def _root_name(target) -> Optional[str]:
+    """`a` of `a.b.c` / `a[0].b` (None for anything else)."""
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def target_names(target) -> list:
