@@ -319,3 +319,23 @@ def test_several_losses_sum_as_get_total_loss_did():
 def test_losses_and_build_time_print_refused_unless_proven(loss, after, reason):
     note = _refusal(_LOSSES_SCRIPT.format(loss=loss, after=after))
     assert reason in note.message and note.line > 0
+
+
+def test_losses_reduction_sum_is_the_sum_and_none_is_refused():
+    head = ("import tensorflow as tf\n\ny = tf.placeholder(tf.int32, [None])\nx = tf.placeholder(tf.float32, [None, 3])\n"
+            "w = tf.Variable(tf.zeros([3, 4]))\nlogits = tf.matmul(x, w)\n")
+    tail = ("train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nwith tf.Session() as sess:\n"
+            "    sess.run(tf.global_variables_initializer())\n    sess.run(train_op, feed_dict={x: [[1.0] * 3], y: [1]})\n")
+    text = _converted(head + "loss = tf.losses.sparse_softmax_cross_entropy(y, logits, "
+                      "reduction=tf.losses.Reduction.SUM)\n" + tail)
+    assert "loss = tf.reduce_sum(losses)" in text and "divide_no_nan" not in text
+    note = _refusal(head + "loss = tf.losses.sparse_softmax_cross_entropy(y, logits, "
+                    "reduction=tf.losses.Reduction.NONE)\n" + tail)
+    assert note.line == 7 and "Reduction.NONE" in note.message
+
+
+def test_session_config_set_through_attributes_goes_with_it():
+    text = _converted("import tensorflow as tf\n\nv = tf.Variable(1.0)\nconfig = tf.ConfigProto()\n"
+                      "config.gpu_options.allow_growth = True\nwith tf.Session(config=config) as sess:\n"
+                      "    sess.run(tf.global_variables_initializer())\n    print(sess.run(v))\n")
+    assert "config" not in text and "allow_growth" not in text

@@ -7,7 +7,8 @@ graph the weight is a tensor, so `_num_present` sums the 1.0 broadcast to the lo
 the mean for a nonempty batch, 0 for an empty one. It also adds the loss to the LOSSES
 collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regularization losses
 (none exist here: a regularizer argument is refused wherever it appears). The output spells
-the formula; weights, scopes, other reductions and label smoothing are refused.
+the formula (`reduction=SUM`: the sum, not divided; MEAN and SUM_OVER_BATCH_SIZE divide as the
+default does with weights 1.0); weights, scopes, reduction NONE and label smoothing are refused.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ LOSSES = {
 }
 WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
        "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
+WHY_SUM = "TF 1.x's {name} with reduction=SUM: the loss per element, summed; also in the LOSSES collection"
 
 
 def loss(site: "CallSite"):
@@ -72,7 +74,7 @@ def loss(site: "CallSite"):
     per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
     uses = (names_of(labels) | names_of(preds)) & tr.graph_names()
     first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
-                              WHY.format(name=f"tf.losses.{short}"))
+                              (WHY_SUM if reduction == "SUM" else WHY).format(name=f"tf.losses.{short}"))
     tr.add_comp([first], {per}, uses)
     tr.env[per] = Tensor()  # a value the loss reads (so each step that computes the loss computes it first)
     value = emit.expr("{tf}.math.divide_no_nan({tf}.reduce_sum({x}), {tf}.reduce_sum({tf}.ones_like({x})))",
