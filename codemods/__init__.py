@@ -1,22 +1,31 @@
-"""libcst codemods that move TF 1.x code to TF 2.21, one transformation per module.
+"""The compat tier's rules, one transformation per module, and the engine that runs them.
 
 Pure text in, text out: nothing here imports TensorFlow (tests/test_migrate_startup.py checks).
-Each command carries its own before/after examples (VALID / INVALID) and runs standalone:
+Each rule carries its own before/after examples (VALID / INVALID), and each also runs on its
+own as a libcst codemod command:
 
     python -m libcst.tool codemod compat_v1_imports.CompatV1ImportsCommand path/
 
-`COMPAT_TIER` is the order `tf1clip migrate --to compat` applies them in: contrib and example
-imports first (they may add `import tensorflow.compat.v1`), then the import rewrite, then the
-two insertions that anchor on the final imports.
+`COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order; the engine
+(`codemods.engine.apply`) runs them all in one pass over one parse of a file. The `tf2`
+package is the TF2 tier.
 """
-from codemods.compat_v1_imports import CompatV1ImportsCommand
-from codemods.contrib_slim import ContribSlimCommand
-from codemods.contrib_symbols import ContribSymbolsCommand
-from codemods.disable_v2_behavior import DisableV2BehaviorCommand
-from codemods.legacy_keras import LegacyKerasCommand
-from codemods.mnist_input_data import MnistInputDataCommand
+from codemods.compat_v1_imports import CompatV1Imports, CompatV1ImportsCommand
+from codemods.contrib_slim import ContribSlim, ContribSlimCommand
+from codemods.contrib_symbols import ContribSymbols, ContribSymbolsCommand
+from codemods.disable_v2_behavior import DisableV2Behavior, DisableV2BehaviorCommand
+from codemods.legacy_keras import LegacyKeras, LegacyKerasCommand
+from codemods.mnist_input_data import MnistInputData, MnistInputDataCommand
 
-COMPAT_TIER = (
+COMPAT_RULES = (
+    MnistInputData,
+    ContribSlim,
+    ContribSymbols,
+    CompatV1Imports,
+    DisableV2Behavior,
+    LegacyKeras,
+)
+COMMANDS = (
     MnistInputDataCommand,
     ContribSlimCommand,
     ContribSymbolsCommand,
@@ -25,4 +34,4 @@ COMPAT_TIER = (
     LegacyKerasCommand,
 )
 
-__all__ = [cls.__name__ for cls in COMPAT_TIER] + ["COMPAT_TIER"]
+__all__ = [cls.__name__ for cls in COMPAT_RULES] + [cls.__name__ for cls in COMMANDS] + ["COMPAT_RULES", "COMMANDS"]

@@ -41,7 +41,7 @@ TF1_RUNTIME = ("tf1clip", "tf_slim")
 RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples", "tf1clip.clip_gradients_by_norm")
 
 
-def _has_prefix(rel: str, table) -> bool:
+def has_prefix(rel: str, table) -> bool:
     parts = rel.split(".")
     return any(".".join(parts[:i]) in table for i in range(1, len(parts) + 1))
 
@@ -111,13 +111,15 @@ def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
             usage.eager = True
         elif rel == "disable_v2_behavior":
             usage.disables_v2 = True
-        if _has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1:
+        if has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1:
             usage.tf1.append(where)
         return
     rel = name[len(TF) + 1:]
     if rel in EAGER_SWITCH:
         usage.eager = True
-    if rel.startswith(("contrib", "examples.tutorials")) or _has_prefix(rel, V1_ONLY):
+    elif rel == "disable_v2_behavior":  # TF 1.x's own top-level name for it
+        usage.disables_v2 = True
+    if rel.startswith(("contrib", "examples.tutorials")) or has_prefix(rel, V1_ONLY):
         usage.tf1.append(where)
-    elif _has_prefix(rel, V2_ONLY) or _has_prefix(rel, TF2_MARKERS):
+    elif has_prefix(rel, V2_ONLY) or has_prefix(rel, TF2_MARKERS):
         usage.tf2.append(where)

@@ -1,0 +1,43 @@
+"""Each compat rule as a libcst codemod command, for `python -m libcst.tool codemod`.
+
+    python -m libcst.tool codemod contrib_symbols.ContribSymbolsCommand path/
+
+The command runs the one-pass engine with just its rule over the file's text: the same code
+`tf1clip migrate` runs (all rules together), so a rule has one definition. Its notes go to
+`context.scratch[NOTES_KEY]`; a place left for a human also goes to `context.warnings`, which
+libcst prints; a file the engine cannot rewrite is skipped with the reason.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodCommand, SkipFile
+
+from codemods._base import NOTES_KEY
+from codemods.engine import EngineError, apply
+
+
+def command_for(rule: type) -> type:
+    """A libcst CodemodCommand class that applies `rule` alone."""
+
+    class Command(CodemodCommand):
+        DESCRIPTION = rule.DESCRIPTION
+        RULE = rule.RULE
+
+        def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+            code = tree.code
+            try:
+                result = apply(code, [rule], self.context.filename or "<string>")
+            except EngineError as exc:
+                raise SkipFile(f"line {exc.line}: {exc}") from None
+            notes = self.context.scratch.setdefault(NOTES_KEY, [])
+            for note in result.notes:
+                if note not in notes:
+                    notes.append(note)
+                if note.kind == "human":
+                    self.warn(f"line {note.line}: {note.message}")
+            return tree if result.text == code else cst.parse_module(result.text)
+
+    Command.__name__ = Command.__qualname__ = f"{rule.__name__}Command"
+    Command.__module__ = rule.__module__
+    Command.__doc__ = f"`{rule.RULE}` as a libcst codemod: {rule.DESCRIPTION}"
+    return Command

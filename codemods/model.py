@@ -1,0 +1,559 @@
+"""What the compat rules know about a module: one `ast` walk, no libcst metadata.
+
+The rules need little: which names are bound by imports (and to what qualified name), which
+are bound otherwise, every dotted reference whose root is an imported name, the statements
+and their lines. `FileModel` computes exactly that in one walk over Python's own `ast` (a C
+parse, ~1 ms a file), with libcst's scope rules (a function does not see class-level names, a
+use sees the earlier bindings of its own scope, a comprehension is a scope, `global` and
+`nonlocal` redirect). The rewrites themselves are made on libcst nodes by `codemods.engine`,
+so the output keeps the file's formatting.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+            ast.With, ast.AsyncWith, ast.Try, ast.Match) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines as CPython counts them (\\r\\n, \\r or \\n ends one), each with its line ending."""
+    lines, start = [], 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start:match.end()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """'a.b.c' for a pure Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+# -- statements -----------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Stmt:
+    """A statement: where it is in its block and which lines it spans."""
+
+    node: ast.stmt
+    parent: Optional["Stmt"]          # the compound statement whose block holds it (None: module level)
+    block: list                       # the list of ast statements it belongs to
+    index: int                        # its index in `block`
+    first: int                        # first line, decorators included (1-based)
+    last: int                         # last line of its own text (a compound: of its last body line)
+
+    @property
+    def compound(self) -> bool:
+        return isinstance(self.node, COMPOUND)
+
+
+def blocks_of(node: ast.stmt) -> list[list]:
+    """The statement lists (libcst's IndentedBlocks) of a compound statement, in source order;
+    an `elif` chain is flattened (its blocks are the If's)."""
+    if isinstance(node, ast.If):
+        out = [node.body]
+        while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            out.append(node.body)
+        if node.orelse:
+            out.append(node.orelse)
+        return out
+    if isinstance(node, ast.Match):
+        return [case.body for case in node.cases]
+    out = [node.body]  # def, class, for, while, with, try
+    out += [h.body for h in getattr(node, "handlers", ())]
+    if getattr(node, "orelse", None):
+        out.append(node.orelse)
+    if getattr(node, "finalbody", None):
+        out.append(node.finalbody)
+    return out
+
+
+# -- names ------------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Binding:
+    """A name bound in a scope: by an import (`qname` set) or otherwise (`qname` None)."""
+
+    name: str
+    scope: "Scope"
+    pos: tuple                        # from where on a use in the same scope sees it
+    qname: Optional[str] = None       # the qualified name an import binds `name` to
+    alias: Optional["ImportAlias"] = None
+    uses: list = field(default_factory=list)   # References whose root resolves (also) here
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str                          # module | function | class | comprehension
+    parent: Optional["Scope"]
+    bindings: dict = field(default_factory=dict)
+    globals: set = field(default_factory=set)
+    nonlocals: set = field(default_factory=set)
+
+    def bind(self, binding: Binding) -> None:
+        self.bindings.setdefault(binding.name, []).append(binding)
+
+    def visible_parent(self, from_scope: "Scope") -> Optional["Scope"]:
+        parent = self.parent
+        while parent is not None and parent.kind == "class" and parent is not from_scope:
+            parent = parent.parent
+        return parent
+
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def lookup(self, name: str, from_scope: "Scope") -> list:
+        """Every binding of `name` a use in `from_scope` may see (libcst's _resolve_scope_for_access)."""
+        if name in self.globals and self.parent is not None:
+            return self.module().bindings.get(name, [])
+        if name in self.nonlocals and self.parent is not None:
+            parent = self.visible_parent(from_scope)
+            return parent.lookup(name, from_scope) if parent is not None else []
+        if name in self.bindings:
+            return self.bindings[name]
+        parent = self.visible_parent(from_scope)
+        return parent.lookup(name, from_scope) if parent is not None else []
+
+    def referents(self, name: str, pos: tuple) -> list:
+        """The bindings a use of `name` at `pos` refers to: earlier ones of its own scope, or
+        the enclosing scopes' (libcst's Access.record_assignments)."""
+        found = self.lookup(name, self)
+        seen = [b for b in found if b.scope is not self or b.pos < pos]
+        if not seen and found:
+            parent = self.visible_parent(self)
+            seen = parent.lookup(name, self) if parent is not None else []
+        return seen
+
+
+@dataclass(eq=False)
+class ImportAlias:
+    stmt: "ImportStmt"
+    index: int
+    name: str                          # as written: 'tensorflow.contrib.slim', 'input_data'
+    asname: Optional[str]
+    binding: Optional[Binding] = None
+
+    @property
+    def bound(self) -> str:
+        """The name this alias binds ('a' for `import a.b`)."""
+        if self.asname:
+            return self.asname
+        return self.name.split(".")[0] if self.stmt.is_import else self.name
+
+    @property
+    def qname(self) -> str:
+        """The qualified name of what the alias binds."""
+        if not self.stmt.is_import:
+            return f"{self.stmt.module}.{self.name}" if self.stmt.module else self.name
+        return self.name if self.asname else self.name.split(".")[0]
+
+    @property
+    def full(self) -> str:
+        """The qualified name it imports ('a.b' for `import a.b`, 'm.x' for `from m import x`)."""
+        return self.name if self.stmt.is_import else self.qname
+
+
+@dataclass(eq=False)
+class ImportStmt:
+    node: ast.stmt                     # ast.Import or ast.ImportFrom
+    stmt: Stmt
+    scope: Scope
+    aliases: list = field(default_factory=list)
+
+    @property
+    def is_import(self) -> bool:
+        return isinstance(self.node, ast.Import)
+
+    @property
+    def module(self) -> Optional[str]:
+        """The module of `from M import ...` (None for relative or `import`)."""
+        if isinstance(self.node, ast.ImportFrom) and not self.node.level:
+            return self.node.module
+        return None
+
+    @property
+    def star(self) -> bool:
+        return isinstance(self.node, ast.ImportFrom) and any(a.name == "*" for a in self.node.names)
+
+    @property
+    def modules(self) -> list:
+        """Dotted modules it imports (`import a.b` → ['a.b'], `from a import b` → ['a'])."""
+        if self.is_import:
+            return [a.name for a in self.node.names]
+        return [self.module] if self.module else []
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+
+@dataclass(eq=False)
+class Reference:
+    """A dotted name (`tf.contrib.rnn.LSTMCell`, or a bare `rnn`) whose root is an imported name."""
+
+    root: str
+    parts: tuple
+    node: ast.expr                     # the outermost link (or the root Name)
+    links: list                        # links[k]: the ast node of root + parts[:k+1]
+    stmt: Stmt                         # the innermost statement holding it
+    scope: Scope
+    bindings: list                     # import bindings the root refers to
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def pos(self) -> tuple:
+        return (self.node.lineno, self.node.col_offset)
+
+    @property
+    def text(self) -> str:
+        return ".".join((self.root, *self.parts))
+
+    @property
+    def qnames(self) -> set:
+        return {b.qname for b in self.bindings}
+
+    @property
+    def qname(self) -> Optional[str]:
+        """The root's single imported qualified name, or None when it has none or several."""
+        names = self.qnames
+        return next(iter(names)) if len(names) == 1 else None
+
+    def prefix_text(self, k: int) -> str:
+        return ".".join((self.root, *self.parts[:k]))
+
+
+class FileModel:
+    """The facts the rules read, from one walk over `ast.parse(text)`."""
+
+    def __init__(self, text: str, filename: str = "<string>"):
+        self.text = text
+        self.filename = filename
+        self.tree = ast.parse(text, filename)
+        self.lines = split_lines(text)
+        self.module_scope = Scope("module", None)
+        self.stmts: dict = {}          # id(ast.stmt) -> Stmt
+        self.imports: list = []        # ImportStmt, source order
+        self.references: list = []     # Reference, source order
+        self.unresolved_roots = 0
+        _Walker(self).run()
+        self.references.sort(key=lambda r: r.pos)
+
+    # -- statements --------------------------------------------------------------------------
+    def stmt(self, node: ast.stmt) -> Stmt:
+        return self.stmts[id(node)]
+
+    @property
+    def body(self) -> list:
+        return self.tree.body
+
+    def all_blocks(self) -> Iterator[tuple]:
+        """(owner Stmt, block) for every statement list inside a compound, in libcst's leave order
+        (a block after the blocks nested in it)."""
+        def visit(block):
+            for node in block:
+                if isinstance(node, COMPOUND):
+                    for inner in blocks_of(node):
+                        yield from visit(inner)
+                        yield self.stmt(node), inner
+        yield from visit(self.tree.body)
+
+    def leading_lines(self, stmt: Stmt) -> tuple:
+        """(first, end): the 1-based line range [first, end) of the blank and comment lines libcst
+        puts in front of `stmt` (its `leading_lines`). Empty for a module's first statement (they
+        are libcst's module header) and for a statement sharing its line (`if x: y`, `a; b`)."""
+        first = stmt.first
+        if (stmt.parent is None and stmt.index == 0) or self.shares_line(stmt):
+            return first, first
+        start = first
+        while start > 1 and _blank_or_comment(self.lines[start - 2]):
+            start -= 1
+        if stmt.index > 0:
+            prev = self.stmt(stmt.block[stmt.index - 1])
+            start = max(start, prev.last + 1)
+            if prev.compound:
+                start = self._after_footer(prev, start, first)
+        return start, first
+
+    def in_suite(self, stmt: Stmt) -> bool:
+        """True when `stmt` is in a block written on its header's line (`try: import x`)."""
+        return stmt.parent is not None and self.shares_line(self.stmt(stmt.block[0])) and stmt.block is not None
+
+    def shares_line(self, stmt: Stmt) -> bool:
+        """True when code precedes `stmt` on its first line (`if x: y`, `a; b`)."""
+        node = stmt.node
+        if stmt.first != node.lineno:
+            return False  # a decorator starts it, alone on its line
+        return bool(self.lines[node.lineno - 1].encode("utf-8")[:node.col_offset].strip())
+
+    def _after_footer(self, prev: Stmt, start: int, end: int) -> int:
+        """libcst gives the comment lines after `prev`'s last block to that block (its footer),
+        up to the last one indented at least as deep as the block's statements."""
+        block = blocks_of(prev.node)[-1]
+        deep = _indent_width(self.lines[self.stmt(block[0]).first - 1])
+        cut = start
+        for line in range(start, end):
+            raw = self.lines[line - 1]
+            if raw.lstrip(" \t\f").startswith("#") and _indent_width(raw) >= deep:
+                cut = line + 1
+        return cut
+
+    def indent_of(self, stmt: Stmt) -> str:
+        raw = self.lines[stmt.first - 1]
+        return raw[:len(raw) - len(raw.lstrip(" \t\f"))]
+
+    def segment(self, first: int, end: int) -> str:
+        """The text of lines [first, end)."""
+        return "".join(self.lines[first - 1:end - 1])
+
+    @property
+    def newline(self) -> str:
+        """The file's first line ending (libcst's default_newline)."""
+        match = _LINE_BREAK.search(self.text)
+        return match.group(0) if match else "\n"
+
+
+def _indent_width(raw: str) -> int:
+    return len(raw) - len(raw.lstrip(" \t\f"))
+
+
+def _sub_expressions(node: ast.AST) -> Iterator[ast.expr]:
+    """The expressions directly under `node`, through keywords, slices and f-string parts."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            yield child
+        elif isinstance(child, ast.keyword):
+            yield child.value
+        elif not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+            yield from _sub_expressions(child)
+
+
+def _blank_or_comment(raw: str) -> bool:
+    stripped = raw.strip(" \t\f\r\n")
+    return not stripped or stripped.startswith("#")
+
+
+# -- the walk ----------------------------------------------------------------------------------------
+class _Walker:
+    """One recursive walk: statements, scopes, bindings, references."""
+
+    def __init__(self, model: FileModel):
+        self.m = model
+        self.pending: list = []   # (scope, Name node, stmt, links, outer) uses resolved at the end
+
+    def run(self) -> None:
+        self.block(self.m.tree.body, None, self.m.module_scope)
+        for scope, name, stmt, links, outer in self.pending:
+            self._resolve(scope, name, stmt, links, outer)
+
+    # statements
+    def block(self, body: list, parent: Optional[Stmt], scope: Scope) -> None:
+        for index, node in enumerate(body):
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            stmt = Stmt(node, parent, body, index, first, node.end_lineno)
+            self.m.stmts[id(node)] = stmt
+            self.statement(node, stmt, scope)
+
+    def statement(self, node: ast.stmt, stmt: Stmt, scope: Scope) -> None:
+        end = (node.end_lineno, node.end_col_offset)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imp = ImportStmt(node, stmt, scope)
+            self.m.imports.append(imp)
+            if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                for i, a in enumerate(node.names):
+                    alias = ImportAlias(imp, i, a.name, a.asname)
+                    imp.aliases.append(alias)
+                    qname = alias.qname
+                    if isinstance(node, ast.ImportFrom) and node.level:
+                        qname = "." * node.level + (f"{node.module}.{a.name}" if node.module else a.name)
+                    binding = Binding(alias.bound, scope, end, qname, alias)
+                    alias.binding = binding
+                    self._bind(scope, binding)
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                self.expr(d, scope, stmt)
+            self.arguments_outside(node.args, scope, stmt)
+            if node.returns is not None:
+                self.expr(node.returns, scope, stmt)
+            inner = Scope("function", scope)
+            self.parameters(node.args, inner)
+            self._bind(scope, Binding(node.name, scope, end))
+            self.block(node.body, stmt, inner)
+            return
+        if isinstance(node, ast.ClassDef):
+            for d in node.decorator_list:
+                self.expr(d, scope, stmt)
+            for b in node.bases:
+                self.expr(b, scope, stmt)
+            for k in node.keywords:
+                self.expr(k.value, scope, stmt)
+            inner = Scope("class", scope)
+            self.block(node.body, stmt, inner)
+            self._bind(scope, Binding(node.name, scope, end))
+            return
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            (scope.globals if isinstance(node, ast.Global) else scope.nonlocals).update(node.names)
+            return
+        # every other statement: its expressions in order, then its blocks
+        for name, value in ast.iter_fields(node):
+            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            self.any(value, scope, stmt, end)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)):
+            self.block(node.body, stmt, scope)
+            if getattr(node, "orelse", None):
+                self.block(node.orelse, stmt, scope)
+        elif isinstance(node, COMPOUND) and not isinstance(node, ast.Match):  # try
+            self.block(node.body, stmt, scope)
+            for handler in node.handlers:
+                if handler.type is not None:
+                    self.expr(handler.type, scope, stmt)
+                if handler.name:
+                    self._bind(scope, Binding(handler.name, scope, (handler.lineno, handler.col_offset)))
+                self.block(handler.body, stmt, scope)
+            if node.orelse:
+                self.block(node.orelse, stmt, scope)
+            if node.finalbody:
+                self.block(node.finalbody, stmt, scope)
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                self.pattern(case.pattern, scope, stmt)
+                if case.guard is not None:
+                    self.expr(case.guard, scope, stmt)
+                self.block(case.body, stmt, scope)
+
+    def any(self, value, scope: Scope, stmt: Stmt, end: tuple) -> None:
+        if isinstance(value, list):
+            for item in value:
+                self.any(item, scope, stmt, end)
+        elif isinstance(value, ast.expr):
+            self.expr(value, scope, stmt, end)
+        elif isinstance(value, ast.withitem):
+            self.expr(value.context_expr, scope, stmt, end)
+            if value.optional_vars is not None:
+                self.expr(value.optional_vars, scope, stmt, (value.optional_vars.lineno, value.optional_vars.col_offset))
+        elif isinstance(value, ast.AST):
+            for _, child in ast.iter_fields(value):
+                self.any(child, scope, stmt, end)
+
+    def arguments_outside(self, args: ast.arguments, scope: Scope, stmt: Stmt) -> None:
+        for default in [*args.defaults, *filter(None, args.kw_defaults)]:
+            self.expr(default, scope, stmt)
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]:
+            if a.annotation is not None:
+                self.expr(a.annotation, scope, stmt)
+
+    def parameters(self, args: ast.arguments, inner: Scope) -> None:
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]:
+            self._bind(inner, Binding(a.arg, inner, (0, 0)))
+
+    def pattern(self, node, scope: Scope, stmt: Stmt) -> None:
+        for child in ast.walk(node):
+            name = getattr(child, "name", None) if isinstance(child, (ast.MatchAs, ast.MatchStar)) else \
+                getattr(child, "rest", None) if isinstance(child, ast.MatchMapping) else None
+            if name:
+                self._bind(scope, Binding(name, scope, (child.lineno, child.col_offset)))
+            if isinstance(child, ast.MatchValue):
+                self.expr(child.value, scope, stmt)
+            elif isinstance(child, ast.MatchClass):
+                self.expr(child.cls, scope, stmt)
+
+    # expressions
+    def expr(self, node: ast.expr, scope: Scope, stmt: Stmt, end: tuple | None = None) -> None:
+        end = end or (stmt.node.end_lineno, stmt.node.end_col_offset)
+        stack = [node]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Attribute:
+                links, cur = [], node
+                while type(cur) is ast.Attribute:
+                    links.append(cur)
+                    cur = cur.value
+                if type(cur) is ast.Name:
+                    links.reverse()
+                    self.pending.append((scope, cur, stmt, links, node))
+                else:
+                    stack.append(cur)
+                continue
+            if kind is ast.Name:
+                if type(node.ctx) is ast.Load or type(node.ctx) is ast.Del:
+                    self.pending.append((scope, node, stmt, [], node))
+                else:
+                    self._bind_target(scope, node.id, end)
+                continue
+            if kind is ast.Lambda:
+                self.arguments_outside(node.args, scope, stmt)
+                inner = Scope("function", scope)
+                self.parameters(node.args, inner)
+                self.expr(node.body, inner, stmt, end)
+                continue
+            if kind in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+                gens = node.generators
+                self.expr(gens[0].iter, scope, stmt, end)
+                inner = Scope("comprehension", scope)
+                for i, gen in enumerate(gens):
+                    if i:
+                        self.expr(gen.iter, inner, stmt, end)
+                    self.expr(gen.target, inner, stmt, (gen.target.lineno, gen.target.col_offset))
+                    for cond in gen.ifs:
+                        self.expr(cond, inner, stmt, end)
+                if kind is ast.DictComp:
+                    self.expr(node.key, inner, stmt, end)
+                    self.expr(node.value, inner, stmt, end)
+                else:
+                    self.expr(node.elt, inner, stmt, end)
+                continue
+            if kind is ast.NamedExpr:
+                target = scope
+                while target.kind == "comprehension" and target.parent is not None:
+                    target = target.parent
+                self._bind(target, Binding(node.target.id, target, end))
+                stack.append(node.value)
+                continue
+            stack.extend(reversed(list(_sub_expressions(node))))
+
+    def _bind_target(self, scope: Scope, name: str, pos: tuple) -> None:
+        self._bind(scope, Binding(name, scope, pos))
+
+    def _bind(self, scope: Scope, binding: Binding) -> None:
+        name = binding.name
+        if name in scope.globals and scope.parent is not None:
+            module = scope.module()
+            binding.scope = module
+            module.bind(binding)
+        elif name in scope.nonlocals and scope.parent is not None:
+            target = scope.visible_parent(scope)
+            while target is not None and name not in target.bindings and target.parent is not None:
+                target = target.visible_parent(target)
+            (target or scope).bind(binding)
+        else:
+            scope.bind(binding)
+
+    def _resolve(self, scope: Scope, name: ast.Name, stmt: Stmt, links: list, outer: ast.expr) -> None:
+        bindings = [b for b in scope.referents(name.id, (name.lineno, name.col_offset)) if b.qname is not None]
+        if not bindings:
+            return
+        ref = Reference(name.id, tuple(link.attr for link in links), outer, links, stmt, scope, bindings)
+        for binding in bindings:
+            binding.uses.append(ref)
+        self.m.references.append(ref)
