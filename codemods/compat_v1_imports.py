@@ -26,6 +26,10 @@ class CompatV1Imports(Rule):
     DESCRIPTION = "Import TensorFlow as tensorflow.compat.v1 in TF 1.x files, so every tf.X keeps its TF 1 meaning."
     RULE = "compat_v1_imports"
 
+    def __init__(self, run):
+        super().__init__(run)
+        self._from_tensorflow: list = []
+
     # -- imports ---------------------------------------------------------------------------
     def visit_import(self, imp: ImportStmt) -> None:
         if imp.is_import:
@@ -36,14 +40,7 @@ class CompatV1Imports(Rule):
         if module is None:
             return
         if module == TF:
-            if not imp.star:
-                names = [a.name for a in imp.aliases]
-                if any(n.startswith(NOT_API) or has_prefix(n, V2_ONLY) for n in names):
-                    self.note_human(imp.line, f"from tensorflow import {', '.join(names)}: mixes names "
-                                              "tensorflow.compat.v1 lacks; split the import by hand")
-                    return
-            self.note_change(imp.line, "from tensorflow import … → from tensorflow.compat.v1 import …")
-            self.run.set_from_module(self, imp, V1)
+            self._from_tensorflow.append(imp)  # decided once the other rules' rewrites are known
         elif module.startswith(TF + "."):
             rel = module[len(TF) + 1:]
             if rel.startswith("python"):
@@ -52,6 +49,21 @@ class CompatV1Imports(Rule):
             elif rel in V1_MODULES and not rel.startswith(NOT_API):
                 self.note_change(imp.line, f"from {module} import … → from {V1}.{rel} import …")
                 self.run.set_from_module(self, imp, f"{V1}.{rel}")
+
+    def leave_references(self) -> None:
+        """`from tensorflow import X, ...` → `from tensorflow.compat.v1 import ...` unless a name
+        it keeps is not in the v1 API (a `contrib` another rule's rewrite leaves unused is gone)."""
+        for imp in self._from_tensorflow:
+            if not imp.star:
+                names = [a.name for a in imp.aliases if not self.run.will_remove(a)]
+                if not names:
+                    continue
+                if any(n.startswith(NOT_API) or has_prefix(n, V2_ONLY) for n in names):
+                    self.note_human(imp.line, f"from tensorflow import {', '.join(names)}: mixes names "
+                                              "tensorflow.compat.v1 lacks; split the import by hand")
+                    continue
+            self.note_change(imp.line, "from tensorflow import … → from tensorflow.compat.v1 import …")
+            self.run.set_from_module(self, imp, V1)
 
     def _import(self, imp: ImportStmt, alias) -> None:
         dotted = alias.name

@@ -175,6 +175,16 @@ class Run:
                     return name
         return None
 
+    def will_remove(self, alias: ImportAlias) -> bool:
+        """True when `alias` goes: another rule asked for it to be removed once unused, and it is."""
+        if alias.stmt.is_import:
+            plan = self.alias_plans.get(id(alias))
+            name = plan.name if plan is not None and plan.table and plan.kind == "rename" else alias.name
+            key = (name, None, alias.asname)
+        else:
+            key = (alias.stmt.module, alias.name, alias.asname)
+        return key in self.unused_keys and self.unused(alias)
+
     def unused(self, alias: ImportAlias) -> bool:
         """True when no use of what `alias` binds is left once the edits are applied."""
         binding = alias.binding
@@ -234,6 +244,8 @@ def apply(text: str, rules: Sequence[type], filename: str = "<string>") -> Resul
         for ref in model.references:
             for rule in active:
                 rule.visit_reference(ref)
+        for rule in active:
+            rule.leave_references()
         plan = layout.Layout(run)
         for rule in active:
             rule.leave_module(plan)

@@ -101,14 +101,7 @@ class Layout:
         for imp in self.file.imports:
             for alias in imp.aliases:
                 plan = run.alias_plans.get(id(alias))
-                if imp.is_import:
-                    name = plan.name if plan is not None and plan.table and plan.kind == "rename" else alias.name
-                    key = (name, None, alias.asname)
-                else:
-                    if plan is not None and plan.kind == "move":
-                        continue
-                    key = (imp.module, alias.name, alias.asname)
-                if key in run.unused_keys and run.unused(alias):
+                if not (plan is not None and plan.kind == "move") and run.will_remove(alias):
                     removed.add(id(alias))
         return removed
 

@@ -231,12 +231,10 @@ def _render_unit(run, layout, unit: Unit) -> str:
                                         layout.removed, cst_node)
             import_map[cst_node] = [(p.node, p.original) for p in parts]
     new = module.visit(_Apply(attr_map, import_map))
-    code = new.code if not isinstance(new, cst.RemovalSentinel) else ""
-    if indent:
-        if not code.startswith(_WRAPPER):
-            return ""  # every statement of the unit removed
-        code = code[len(_WRAPPER) + len(file.newline):]
-    return code
+    if not (new.body[0].body.body if indent else new.body):
+        return ""  # every statement of the unit removed (libcst would print `pass` in the wrapper)
+    code = new.code
+    return code[len(_WRAPPER) + len(file.newline):] if indent else code
 
 
 def _ast_positions(stmts: list, text: str) -> list:

@@ -8,6 +8,7 @@ examples (`VALID`, `INVALID`), and hooks the engine calls in one pass over the f
   known before any use is rewritten: `self.run.bound(binding)` answers what a name will be
   bound to once every rule's import edits are applied);
 - `visit_reference(ref)` for every dotted name whose root is imported (`tf.contrib.rnn.X`);
+- `leave_references()` once, for import decisions that depend on what the rewrites leave;
 - `leave_module(layout)` last, for rules that insert statements where the final imports are
   (`codemods.layout.Layout`).
 
@@ -56,6 +57,10 @@ class Rule:
 
     def visit_reference(self, ref: "Reference") -> None:
         """Called for every reference to an imported name, in source order."""
+
+    def leave_references(self) -> None:
+        """Called once every reference is visited: import decisions that depend on what the
+        other rules' rewrites leave (`self.run.will_remove(alias)`)."""
 
     def leave_module(self, layout: "Layout") -> None:
         """Called last, with the module's statements as they will be after every edit."""
