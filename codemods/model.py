@@ -305,14 +305,18 @@ class FileModel:
         return bool(self.lines[node.lineno - 1].encode("utf-8")[:node.col_offset].strip())
 
     def _after_footer(self, prev: Stmt, start: int, end: int) -> int:
-        """libcst gives the comment lines after `prev`'s last block to that block (its footer),
-        up to the last one indented at least as deep as the block's statements."""
-        block = blocks_of(prev.node)[-1]
-        deep = _indent_width(self.lines[self.stmt(block[0]).first - 1])
+        """libcst gives the lines after `prev`'s last indented block to that block (its footer) up
+        to the last comment or whitespace-only line indented at least as deep as the block's
+        statements; a block on its header's line (`if x: y`) has no footer."""
+        head = self.stmt(blocks_of(prev.node)[-1][0])
+        if self.shares_line(head):
+            return start
+        deep = _indent_width(self.lines[head.first - 1])
         cut = start
         for line in range(start, end):
             raw = self.lines[line - 1]
-            if raw.lstrip(" \t\f").startswith("#") and _indent_width(raw) >= deep:
+            stripped = raw.strip(" \t\f\r\n")
+            if (not stripped or stripped.startswith("#")) and _indent_width(raw.rstrip("\r\n")) >= deep:
                 cut = line + 1
         return cut
 
