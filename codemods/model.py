@@ -339,6 +339,45 @@ def _indent_width(raw: str) -> int:
     return len(raw) - len(raw.lstrip(" \t\f"))
 
 
+def _leaf(node, stack) -> None:
+    pass
+
+
+def _call(node, stack) -> None:
+    for kw in reversed(node.keywords):
+        stack.append(kw.value)
+    stack.extend(reversed(node.args))
+    stack.append(node.func)
+
+
+def _binop(node, stack) -> None:
+    stack.append(node.right)
+    stack.append(node.left)
+
+
+def _elts(node, stack) -> None:
+    stack.extend(reversed(node.elts))
+
+
+def _subscript(node, stack) -> None:
+    stack.append(node.slice)
+    stack.append(node.value)
+
+
+def _value(node, stack) -> None:
+    stack.append(node.value)
+
+
+# Direct children of the commonest expressions, in source order (the walk's fast path).
+_CHILDREN = {
+    ast.Constant: _leaf, ast.Call: _call, ast.BinOp: _binop, ast.Tuple: _elts, ast.List: _elts,
+    ast.Subscript: _subscript, ast.Starred: _value, ast.UnaryOp: lambda n, s: s.append(n.operand),
+    ast.Compare: lambda n, s: (s.extend(reversed(n.comparators)), s.append(n.left)),
+    ast.BoolOp: lambda n, s: s.extend(reversed(n.values)),
+    ast.Dict: lambda n, s: s.extend(reversed([c for kv in zip(n.keys, n.values) for c in kv if c is not None])),
+}
+
+
 def _sub_expressions(node: ast.AST) -> Iterator[ast.expr]:
     """The expressions directly under `node`, through keywords, slices and f-string parts."""
     for child in ast.iter_child_nodes(node):
@@ -362,11 +401,17 @@ class _Walker:
     def __init__(self, model: FileModel):
         self.m = model
         self.pending: list = []   # (scope, Name node, stmt, links, outer) uses resolved at the end
+        self.stores: list = []    # (scope, name, position) of every other binding
 
     def run(self) -> None:
         self.block(self.m.tree.body, None, self.m.module_scope)
+        imported = {alias.binding.name for imp in self.m.imports for alias in imp.aliases if alias.binding}
+        for scope, name, pos in self.stores:  # other bindings matter only where they shadow an import
+            if name in imported:
+                self._bind(scope, Binding(name, scope, pos))
         for scope, name, stmt, links, outer in self.pending:
-            self._resolve(scope, name, stmt, links, outer)
+            if name.id in imported:  # only names some import binds can refer to an import
+                self._resolve(scope, name, stmt, links, outer)
 
     # statements
     def block(self, body: list, parent: Optional[Stmt], scope: Scope) -> None:
@@ -400,7 +445,7 @@ class _Walker:
                 self.expr(node.returns, scope, stmt)
             inner = Scope("function", scope)
             self.parameters(node.args, inner)
-            self._bind(scope, Binding(node.name, scope, end))
+            self._bind_target(scope, node.name, end)
             self.block(node.body, stmt, inner)
             return
         if isinstance(node, ast.ClassDef):
@@ -412,7 +457,7 @@ class _Walker:
                 self.expr(k.value, scope, stmt)
             inner = Scope("class", scope)
             self.block(node.body, stmt, inner)
-            self._bind(scope, Binding(node.name, scope, end))
+            self._bind_target(scope, node.name, end)
             return
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             (scope.globals if isinstance(node, ast.Global) else scope.nonlocals).update(node.names)
@@ -432,7 +477,7 @@ class _Walker:
                 if handler.type is not None:
                     self.expr(handler.type, scope, stmt)
                 if handler.name:
-                    self._bind(scope, Binding(handler.name, scope, (handler.lineno, handler.col_offset)))
+                    self._bind_target(scope, handler.name, (handler.lineno, handler.col_offset))
                 self.block(handler.body, stmt, scope)
             if node.orelse:
                 self.block(node.orelse, stmt, scope)
@@ -468,14 +513,14 @@ class _Walker:
 
     def parameters(self, args: ast.arguments, inner: Scope) -> None:
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]:
-            self._bind(inner, Binding(a.arg, inner, (0, 0)))
+            self._bind_target(inner, a.arg, (0, 0))
 
     def pattern(self, node, scope: Scope, stmt: Stmt) -> None:
         for child in ast.walk(node):
             name = getattr(child, "name", None) if isinstance(child, (ast.MatchAs, ast.MatchStar)) else \
                 getattr(child, "rest", None) if isinstance(child, ast.MatchMapping) else None
             if name:
-                self._bind(scope, Binding(name, scope, (child.lineno, child.col_offset)))
+                self._bind_target(scope, name, (child.lineno, child.col_offset))
             if isinstance(child, ast.MatchValue):
                 self.expr(child.value, scope, stmt)
             elif isinstance(child, ast.MatchClass):
@@ -531,13 +576,17 @@ class _Walker:
                 target = scope
                 while target.kind == "comprehension" and target.parent is not None:
                     target = target.parent
-                self._bind(target, Binding(node.target.id, target, end))
+                self._bind_target(target, node.target.id, end)
                 stack.append(node.value)
                 continue
-            stack.extend(reversed(list(_sub_expressions(node))))
+            children = _CHILDREN.get(kind)
+            if children is not None:
+                children(node, stack)
+            else:
+                stack.extend(reversed(list(_sub_expressions(node))))
 
     def _bind_target(self, scope: Scope, name: str, pos: tuple) -> None:
-        self._bind(scope, Binding(name, scope, pos))
+        self.stores.append((scope, name, pos))  # bound at the end, if an import binds the name too
 
     def _bind(self, scope: Scope, binding: Binding) -> None:
         name = binding.name

@@ -17,7 +17,7 @@ import libcst as cst
 
 from codemods._base import make_dotted
 from codemods import imports as imports_mod
-from codemods.model import COMPOUND, Stmt
+from codemods.model import COMPOUND, Stmt, dotted
 
 _WRAPPER = "if True:"
 
@@ -101,13 +101,8 @@ def render(run, layout) -> str:
             nxt = file.stmt(stmt.block[stmt.block.index(_group_nodes(file, stmt)[-1]) + 1])
             end = file.leading_lines(nxt)[0]
         out.append(region(stmt.first, end))
-    out.append(region(last_stmt.last + 1 if not last_stmt.compound else _module_footer_start(file, last_stmt),
-                      len(file.lines) + 1))
+    out.append(region(last_stmt.last + 1, len(file.lines) + 1))  # the module footer
     return "".join(out)
-
-
-def _module_footer_start(file, last_stmt: Stmt) -> int:
-    return last_stmt.last + 1
 
 
 def _lead_text(file, entry, nl: str, region=None) -> str:
@@ -201,36 +196,33 @@ def _render_unit(run, layout, unit: Unit) -> str:
 
         raise EngineError(f"libcst cannot parse this statement: {exc.message}", unit.first + exc.raw_line -
                           (2 if indent else 1)) from None
-    # where the edits land in the libcst tree: chains by their text and order, imports by order
-    wanted = {edit.ref.prefix_text(edit.parts): [] for edit in unit.edits}
+    # where the edits land in the libcst tree: chains by their text and rank among the nodes
+    # spelled the same (source order in both trees), imports by their rank
+    targets: dict = {}
+    expected: dict = {}
     for edit in unit.edits:
-        wanted[edit.ref.prefix_text(edit.parts)].append(edit)
-    ast_order = {text: _ast_positions(unit.stmts, text) for text in wanted}
-    collector = _Collect(set(wanted))
-    module.visit(collector)
-    attr_map = {}
-    for text, edits in wanted.items():
-        nodes, positions = collector.found.get(text, []), ast_order[text]
-        if len(nodes) != len(positions):
-            from codemods.engine import EngineError
-
-            raise EngineError(f"could not place the rewrite of {text} (libcst and Python disagree on this "
-                              "statement); file left unchanged, please report this", unit.first)
-        for edit in edits:
-            link = edit.ref.links[edit.parts - 1]
-            attr_map[nodes[positions.index((link.lineno, link.col_offset))]] = make_dotted(edit.text)
-    import_nodes = [n for n in collector.imports]
-    ast_imports = [n for s in unit.stmts for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom))]
-    ast_imports.sort(key=lambda n: (n.lineno, n.col_offset))
-    import_map = {}
+        text_of = edit.ref.prefix_text(edit.parts)
+        if text_of not in expected:
+            expected[text_of] = _ast_positions(unit.stmts, text_of)
+        link = edit.ref.links[edit.parts - 1]
+        targets.setdefault(text_of, {})[expected[text_of].index((link.lineno, link.col_offset))] = make_dotted(edit.text)
+    ast_imports = sorted((n for s in unit.stmts for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom))),
+                         key=lambda n: (n.lineno, n.col_offset))
     by_node = {id(imp.node): imp for imp in unit.imports}
-    for ast_node, cst_node in zip(ast_imports, import_nodes):
-        imp = by_node.get(id(ast_node))
-        if imp is not None:
-            parts = imports_mod.rewrite(imp, run.alias_plans, run.from_modules.get(id(imp), (0, None))[1],
-                                        layout.removed, cst_node)
-            import_map[cst_node] = [(p.node, p.original) for p in parts]
-    new = module.visit(_Apply(attr_map, import_map))
+    imports = [by_node.get(id(node)) for node in ast_imports]
+
+    def rewrite(imp, node):
+        parts = imports_mod.rewrite(imp, run.alias_plans, run.from_modules.get(id(imp), (0, None))[1],
+                                    layout.removed, node)
+        return [(p.node, p.original) for p in parts]
+
+    apply = _Apply(targets, imports, rewrite)
+    new = module.visit(apply)
+    if any(apply.seen.get(t, 0) != len(positions) for t, positions in expected.items()):
+        from codemods.engine import EngineError
+
+        raise EngineError("could not place a rewrite (libcst and Python disagree on this statement); "
+                          "file left unchanged, please report this", unit.first)
     if not (new.body[0].body.body if indent else new.body):
         return ""  # every statement of the unit removed (libcst would print `pass` in the wrapper)
     code = new.code
@@ -241,45 +233,10 @@ def _ast_positions(stmts: list, text: str) -> list:
     found = []
     for stmt in stmts:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Attribute) and _dotted(node) == text:
+            if isinstance(node, ast.Attribute) and dotted(node) == text:
                 found.append((node.lineno, node.col_offset))
     found.sort()
     return found
-
-
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-class _Collect(cst.CSTVisitor):
-    """Attribute nodes with one of the wanted dotted texts (source order), and import statements."""
-
-    def __init__(self, texts: set):
-        super().__init__()
-        self.texts = texts
-        self.found: dict = {}
-        self.imports: list = []
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        self.imports.append(node)
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        self.imports.append(node)
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self.texts:
-            name = cst.helpers.get_full_name_for_node(node)
-            if name in self.texts and _pure(node):
-                self.found.setdefault(name, []).append(node)
 
 
 def _pure(node) -> bool:
@@ -289,13 +246,44 @@ def _pure(node) -> bool:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, attrs: dict, imports: dict):
+    """One pass over a unit: rename the targeted dotted names, rewrite the changed imports."""
+
+    def __init__(self, targets: dict, imports: list, rewrite):
         super().__init__()
-        self.attrs = attrs
-        self.imports = imports
+        self.targets = targets                     # text -> {rank: new expression}
+        self.lasts = {t.rpartition(".")[2] for t in targets}
+        self.seen: dict = {}                       # text -> how many nodes spell it
+        self.attrs: dict = {}                      # libcst node -> new expression
+        self.import_plans = imports                # per import in source order: ImportStmt or None
+        self.imports: dict = {}                    # libcst small statement -> [(node, original)]
+        self.rank = 0
+        self.rewrite = rewrite
+
+    def visit_Attribute(self, node) -> None:
+        if node.attr.value in self.lasts:
+            name = cst.helpers.get_full_name_for_node(node)
+            wanted = self.targets.get(name)
+            if wanted is not None and _pure(node):
+                rank = self.seen.get(name, 0)
+                self.seen[name] = rank + 1
+                if rank in wanted:
+                    self.attrs[node] = wanted[rank]
 
     def leave_Attribute(self, original_node, updated_node):
         return self.attrs.get(original_node, updated_node)
+
+    def _import(self, node) -> bool:
+        imp = self.import_plans[self.rank] if self.rank < len(self.import_plans) else None
+        self.rank += 1
+        if imp is not None:
+            self.imports[node] = self.rewrite(imp, node)
+        return False
+
+    def visit_Import(self, node) -> bool:
+        return self._import(node)
+
+    def visit_ImportFrom(self, node) -> bool:
+        return self._import(node)
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if not any(s in self.imports for s in original_node.body):
@@ -314,7 +302,7 @@ class _Apply(cst.CSTTransformer):
             # one import became several: one line each, the first keeps comments and blank lines
             first = updated_node.with_changes(body=[_no_semicolon(body[0])])
             return cst.FlattenSentinel([first, *(cst.SimpleStatementLine(body=[_no_semicolon(b)]) for b in body[1:])])
-        if moved:  # _rename.py's rewrite of a line: "; " between its statements, none after the last
+        if moved:  # the table rules' rewrite of a line: "; " between its statements, none after the last
             body = [b.with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))
                     if i < len(body) - 1 else _no_semicolon(b) for i, b in enumerate(body)]
         return updated_node.with_changes(body=body)
