@@ -153,7 +153,10 @@ def main(argv: list[str], debug: bool = False) -> int:
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)
         return 2
-    print(outcome.report)
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        print(cmp.format_report(outcome.result, os.path.basename(opts.old), os.path.basename(opts.new), color=True))
+    else:
+        print(outcome.report)
     if opts.json:
         with open(opts.json, "w") as handle:
             json.dump(outcome.result, handle, indent=1, default=str)
