@@ -7,9 +7,10 @@ own as a libcst codemod command:
     python -m libcst.tool codemod compat_v1_imports.CompatV1ImportsCommand path/
 
 `COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order; the engine
-(`codemods.engine.apply`) runs them all in one pass over one parse of a file. The `tf2`
-package is the TF2 tier.
+(`codemods.engine.apply`) runs them all in one pass over one parse of a file; a `Note` is one
+line of its report. The `tf2` package is the TF2 tier.
 """
+from codemods._base import Note
 from codemods.compat_v1_imports import CompatV1Imports, CompatV1ImportsCommand
 from codemods.contrib_slim import ContribSlim, ContribSlimCommand
 from codemods.contrib_symbols import ContribSymbols, ContribSymbolsCommand
@@ -34,4 +35,4 @@ COMMANDS = (
     LegacyKerasCommand,
 )
 
-__all__ = [cls.__name__ for cls in COMPAT_RULES] + [cls.__name__ for cls in COMMANDS] + ["COMPAT_RULES", "COMMANDS"]
+__all__ = [cls.__name__ for cls in COMPAT_RULES] + [cls.__name__ for cls in COMMANDS] + ["COMPAT_RULES", "COMMANDS", "Note"]

@@ -13,7 +13,8 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, SkipFile
 
 from codemods._base import NOTES_KEY
-from codemods.engine import EngineError, apply
+from codemods.engine import apply
+from codemods.errors import EngineError
 
 
 def command_for(rule: type) -> type:

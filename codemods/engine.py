@@ -16,21 +16,11 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from codemods._base import Note
-from codemods._usage import Usage, classify_qname
+from codemods import layout, render
+from codemods._usage import TF, TF1_PACKAGES, TF1_RUNTIME, Usage, classify_qname
+from codemods.errors import Conflict, EngineError
 from codemods.imports import AliasPlan
 from codemods.model import FileModel, ImportAlias, ImportStmt, Reference
-
-
-class EngineError(Exception):
-    """A file the engine cannot rewrite; `line` is where (0 when unknown)."""
-
-    def __init__(self, message: str, line: int = 0):
-        super().__init__(message)
-        self.line = line
-
-
-class Conflict(EngineError):
-    """Two rules edit the same node (or one inside the other) differently."""
 
 
 @dataclass
@@ -195,8 +185,6 @@ def classify(model: FileModel) -> Usage:
     """`codemods._usage.classify` on the file model: TF 1 / TF 2 evidence from the modules
     import statements name and from every use of an imported name (the names inside an import
     statement are not uses: libcst's scope analysis gives them no scope either)."""
-    from codemods._usage import TF, TF1_PACKAGES, TF1_RUNTIME
-
     usage = Usage()
     for imp in model.imports:
         for name in imp.modules:
@@ -219,8 +207,6 @@ def classify(model: FileModel) -> Usage:
 
 def apply(text: str, rules: Sequence[type], filename: str = "<string>") -> Result:
     """Run `rules` (Rule classes, in report order) over `text` in one pass."""
-    from codemods import layout, render
-
     try:
         model = FileModel(text, filename)
     except SyntaxError as exc:

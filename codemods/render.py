@@ -17,6 +17,7 @@ import libcst as cst
 
 from codemods._base import make_dotted
 from codemods import imports as imports_mod
+from codemods.errors import EngineError
 from codemods.model import COMPOUND, Stmt, dotted
 
 _WRAPPER = "if True:"
@@ -192,8 +193,6 @@ def _render_unit(run, layout, unit: Unit) -> str:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        from codemods.engine import EngineError
-
         raise EngineError(f"libcst cannot parse this statement: {exc.message}", unit.first + exc.raw_line -
                           (2 if indent else 1)) from None
     # where the edits land in the libcst tree: chains by their text and rank among the nodes
@@ -219,8 +218,6 @@ def _render_unit(run, layout, unit: Unit) -> str:
     apply = _Apply(targets, imports, rewrite)
     new = module.visit(apply)
     if any(apply.seen.get(t, 0) != len(positions) for t, positions in expected.items()):
-        from codemods.engine import EngineError
-
         raise EngineError("could not place a rewrite (libcst and Python disagree on this statement); "
                           "file left unchanged, please report this", unit.first)
     if not (new.body[0].body.body if indent else new.body):

@@ -18,7 +18,7 @@ import shutil
 import sys
 from typing import Iterable, Optional
 
-from tf1clip.cli import UsageError, make_parser
+from tf1clip.arguments import UsageError, make_parser
 from tf1clip.migrate.report import FileResult, Item, summarize, summary_line, to_json
 from tf1clip.migrate.terminal import Progress, print_diff
 from tf1clip.migrate.tree import Task, discover

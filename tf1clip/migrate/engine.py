@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codemods import COMPAT_RULES
-from codemods._base import Note
-from codemods.engine import EngineError, apply
+from codemods import COMPAT_RULES, Note
+from codemods.engine import apply
+from codemods.errors import EngineError
 
 
 class MigrationError(Exception):

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from tf1clip._source import check_source
-from tf1clip.cli import UsageError, make_parser
+from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
 from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
