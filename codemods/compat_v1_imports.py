@@ -15,7 +15,7 @@ from __future__ import annotations
 from codemods._tfapi import V1_MODULES, V2_ONLY
 from codemods._usage import TF, V1, has_prefix
 from codemods.command import command_for
-from codemods.model import ImportStmt, Reference
+from codemods.nodes import ImportStmt, Reference
 from codemods.rule import Invalid, Rule, Valid
 
 # Where `from tensorflow.X import ...` is left: not part of the v1 API face.

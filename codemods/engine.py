@@ -20,7 +20,8 @@ from codemods import layout, render
 from codemods._usage import TF, TF1_PACKAGES, TF1_RUNTIME, Usage, classify_qname
 from codemods.errors import Conflict, EngineError
 from codemods.imports import AliasPlan
-from codemods.model import FileModel, ImportAlias, ImportStmt, Reference
+from codemods.model import FileModel
+from codemods.nodes import ImportAlias, ImportStmt, Reference
 
 
 @dataclass

@@ -69,7 +69,7 @@ class Part:
 
 def rewrite(imp, plans: dict, from_module: Optional[str], removed: set,
             small: Optional[cst.CSTNode] = None) -> list:
-    """The Parts replacing import statement `imp` (a `codemods.model.ImportStmt`) under
+    """The Parts replacing import statement `imp` (a `codemods.nodes.ImportStmt`) under
     `plans` (id(alias) -> AliasPlan), a new `from` module and the `removed` alias ids; with
     `small` (the statement's libcst node) each part also carries its libcst node."""
     originals = list(small.names) if small is not None and not isinstance(small.names, cst.ImportStar) else None

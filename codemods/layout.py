@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from codemods import imports as imports_mod
-from codemods.model import COMPOUND, Stmt, blocks_of
+from codemods.nodes import COMPOUND, Stmt, blocks_of
 
 
 @dataclass(eq=False)
@@ -52,7 +52,7 @@ class Entry:
         """Dotted modules its imports import (`deep`: also the imports inside a compound statement)."""
         out = [m for part in self.parts() for m in part.modules]
         if deep and self.compound and self.stmt is not None:
-            out += self._deep
+            out += self.inner_modules
         return out
 
     def imports_any(self, packages: Iterable[str], deep: bool = True) -> bool:
@@ -70,7 +70,7 @@ class Entry:
                 for alias in part.aliases:
                     yield alias.name, alias.asname
 
-    _deep: list = field(default_factory=list)
+    inner_modules: list = field(default_factory=list)  # a compound: what the imports inside it import
 
 
 class Layout:
@@ -117,7 +117,7 @@ class Layout:
             i += len(group)
             if isinstance(group[0], COMPOUND):
                 entry = Entry(stmt, [], True, line=stmt.node.lineno)
-                entry._deep = self._deep_modules(group[0])
+                entry.inner_modules = self._deep_modules(group[0])
                 entries.append(entry)
                 continue
             small = []

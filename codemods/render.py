@@ -18,7 +18,7 @@ import libcst as cst
 from codemods._base import make_dotted
 from codemods import imports as imports_mod
 from codemods.errors import EngineError
-from codemods.model import COMPOUND, Stmt, dotted
+from codemods.nodes import COMPOUND, Stmt, dotted
 
 _WRAPPER = "if True:"
 

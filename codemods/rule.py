@@ -26,7 +26,7 @@ from codemods._base import Invalid, Valid  # noqa: F401 - rules take their examp
 if TYPE_CHECKING:  # pragma: no cover
     from codemods.engine import Run
     from codemods.layout import Layout
-    from codemods.model import ImportStmt, Reference
+    from codemods.nodes import ImportStmt, Reference
 
 
 class Rule:

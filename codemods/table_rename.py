@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import ClassVar, Sequence
 
 from codemods.contrib_table import Row, lookup
-from codemods.model import ImportStmt, Reference
+from codemods.nodes import ImportStmt, Reference
 from codemods.rule import Rule
 
 
