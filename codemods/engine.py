@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from codemods._base import Note
 from codemods import layout, render
+from codemods._base import Note
 from codemods._usage import TF, TF1_PACKAGES, TF1_RUNTIME, Usage, classify_qname
 from codemods.errors import Conflict, EngineError
 from codemods.imports import AliasPlan
@@ -118,10 +118,8 @@ class Run:
         """RemoveImportsVisitor.remove_unused_import_by_node on `ref`'s root."""
         for binding in ref.bindings:
             alias = binding.alias
-            if alias is not None:
-                local = alias.asname or (alias.name if alias.stmt.is_import else alias.name)
-                if ref.root == local or ref.root.startswith(local + ".") or local.split(".")[0] == ref.root:
-                    self.remove_if_unused(rule, alias)
+            if alias is not None and ref.root == (alias.asname or alias.name):  # libcst's RemovedNodeVisitor
+                self.remove_if_unused(rule, alias)
 
     def add_import(self, rule, module: str) -> None:
         """`import module` at the end of the module's first block of imports (AddImportsVisitor)."""
