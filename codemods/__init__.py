@@ -11,12 +11,12 @@ own as a libcst codemod command:
 line of its report. The `tf2` package is the TF2 tier.
 """
 from codemods._base import Note
-from codemods.compat_v1_imports import CompatV1Imports, CompatV1ImportsCommand
-from codemods.contrib_slim import ContribSlim, ContribSlimCommand
-from codemods.contrib_symbols import ContribSymbols, ContribSymbolsCommand
-from codemods.disable_v2_behavior import DisableV2Behavior, DisableV2BehaviorCommand
-from codemods.legacy_keras import LegacyKeras, LegacyKerasCommand
-from codemods.mnist_input_data import MnistInputData, MnistInputDataCommand
+from codemods.compat_v1_imports import CompatV1Imports
+from codemods.contrib_slim import ContribSlim
+from codemods.contrib_symbols import ContribSymbols
+from codemods.disable_v2_behavior import DisableV2Behavior
+from codemods.legacy_keras import LegacyKeras
+from codemods.mnist_input_data import MnistInputData
 
 COMPAT_RULES = (
     MnistInputData,
@@ -26,13 +26,4 @@ COMPAT_RULES = (
     DisableV2Behavior,
     LegacyKeras,
 )
-COMMANDS = (
-    MnistInputDataCommand,
-    ContribSlimCommand,
-    ContribSymbolsCommand,
-    CompatV1ImportsCommand,
-    DisableV2BehaviorCommand,
-    LegacyKerasCommand,
-)
-
-__all__ = [cls.__name__ for cls in COMPAT_RULES] + [cls.__name__ for cls in COMMANDS] + ["COMPAT_RULES", "COMMANDS", "Note"]
+__all__ = [cls.__name__ for cls in COMPAT_RULES] + ["COMPAT_RULES", "Note"]

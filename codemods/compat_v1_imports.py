@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from codemods._tfapi import V1_MODULES, V2_ONLY
 from codemods._usage import TF, V1, has_prefix
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.nodes import ImportStmt, Reference
 from codemods.rule import Invalid, Rule, Valid
 
@@ -141,4 +141,4 @@ class CompatV1Imports(Rule):
     ]
 
 
-CompatV1ImportsCommand = command_for(CompatV1Imports)
+__getattr__ = command_attribute(CompatV1Imports)  # CompatV1ImportsCommand, for python -m libcst.tool codemod

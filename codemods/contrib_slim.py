@@ -8,7 +8,7 @@ slim module around, gets the runtime's fixed copy, `tf1clip.slim`.
 """
 from __future__ import annotations
 
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.contrib_table import SLIM, TF_SLIM_SAFE, Row
 from codemods.rule import Invalid, Valid
 from codemods.table_rename import TableRenameRule
@@ -85,4 +85,4 @@ class ContribSlim(TableRenameRule):
     ]
 
 
-ContribSlimCommand = command_for(ContribSlim)
+__getattr__ = command_attribute(ContribSlim)  # ContribSlimCommand, for python -m libcst.tool codemod

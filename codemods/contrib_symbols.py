@@ -7,7 +7,7 @@ The rows are data in `codemods/contrib_table.py`; tf.contrib.slim is `contrib_sl
 """
 from __future__ import annotations
 
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.contrib_table import CONTRIB_ROWS, SLIM
 from codemods.rule import Invalid, Valid
 from codemods.table_rename import TableRenameRule
@@ -70,4 +70,4 @@ class ContribSymbols(TableRenameRule):
     ]
 
 
-ContribSymbolsCommand = command_for(ContribSymbols)
+__getattr__ = command_attribute(ContribSymbols)  # ContribSymbolsCommand, for python -m libcst.tool codemod

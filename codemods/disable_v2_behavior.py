@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from codemods._base import TF_IMPORTING
 from codemods._usage import TF, V1
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.layout import Layout
 from codemods.rule import Invalid, Rule, Valid
 
@@ -100,4 +100,4 @@ class DisableV2Behavior(Rule):
     ]
 
 
-DisableV2BehaviorCommand = command_for(DisableV2Behavior)
+__getattr__ = command_attribute(DisableV2Behavior)  # DisableV2BehaviorCommand, for python -m libcst.tool codemod

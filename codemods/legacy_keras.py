@@ -13,7 +13,7 @@ import ast
 
 from codemods._base import TF_IMPORTING
 from codemods._usage import TF, V1
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.layout import Layout
 from codemods.rule import Invalid, Rule, Valid
 
@@ -119,4 +119,4 @@ class LegacyKeras(Rule):
     ]
 
 
-LegacyKerasCommand = command_for(LegacyKeras)
+__getattr__ = command_attribute(LegacyKeras)  # LegacyKerasCommand, for python -m libcst.tool codemod

@@ -5,7 +5,7 @@ TF 2 no longer ships `tensorflow.examples.tutorials`; the runtime's `input_data`
 """
 from __future__ import annotations
 
-from codemods.command import command_for
+from codemods.command import command_attribute
 from codemods.contrib_table import MNIST_ROWS
 from codemods.rule import Invalid, Valid
 from codemods.table_rename import TableRenameRule
@@ -39,4 +39,4 @@ class MnistInputData(TableRenameRule):
     ]
 
 
-MnistInputDataCommand = command_for(MnistInputData)
+__getattr__ = command_attribute(MnistInputData)  # MnistInputDataCommand, for python -m libcst.tool codemod

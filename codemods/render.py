@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from codemods._base import make_dotted
 from codemods import imports as imports_mod
@@ -258,7 +259,7 @@ class _Apply(cst.CSTTransformer):
 
     def visit_Attribute(self, node) -> None:
         if node.attr.value in self.lasts:
-            name = cst.helpers.get_full_name_for_node(node)
+            name = get_full_name_for_node(node)
             wanted = self.targets.get(name)
             if wanted is not None and _pure(node):
                 rank = self.seen.get(name, 0)

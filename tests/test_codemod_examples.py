@@ -25,7 +25,8 @@ from codemods._base import NOTES_KEY  # noqa: E402
 from codemods.engine import apply  # noqa: E402
 
 RULES = list(codemods.COMPAT_RULES)
-COMMANDS = {rule: command for rule, command in zip(codemods.COMPAT_RULES, codemods.COMMANDS)}
+# what `python -m libcst.tool codemod <module>.<Rule>Command` loads
+COMMANDS = {rule: getattr(sys.modules[rule.__module__], f"{rule.__name__}Command") for rule in RULES}
 
 
 def _apply(rule, code: str):
@@ -68,6 +69,7 @@ def test_every_rule_documents_itself(rule):
     assert rule.DESCRIPTION and module.__doc__ and len(rule.VALID) >= 1 and len(rule.INVALID) >= 1
     command = getattr(module, f"{rule.__name__}Command")  # what .libcst.codemod.yaml users name
     assert command is COMMANDS[rule] and command.DESCRIPTION == rule.DESCRIPTION
+    assert command.__module__ == module.__name__ and command.__name__ == f"{rule.__name__}Command"
 
 
 def test_whole_tier_on_every_example_is_idempotent():
