@@ -104,6 +104,11 @@ class Run:
                            "line; file left unchanged, please report this", imp.line)
         self.from_modules[id(imp)] = (rule.RULE, module)
 
+    def from_module(self, imp: ImportStmt) -> Optional[str]:
+        """The module a rule set for `from ... import` statement `imp`, if any."""
+        planned = self.from_modules.get(id(imp))
+        return planned[1] if planned is not None else None
+
     def remove_if_unused(self, rule, alias: ImportAlias, name: Optional[str] = None) -> None:
         """Drop the import of `alias` (by RemoveImportsVisitor's key: every import of the same
         module, name and alias) wherever no use of what it binds is left after the edits.

@@ -33,7 +33,8 @@ class Entry:
     lead_to: Optional["Entry"] = None  # its leading lines moved to this entry (legacy_keras)
     lead_from: Optional["Entry"] = None
     lead_prefix_from: Optional["Entry"] = None   # copies the blank lines heading that entry's lead
-    rule: str = ""
+    inner_modules: list = field(default_factory=list)  # a compound: what the imports inside it import
+    after: Optional["Entry"] = None    # an inserted statement: the one it follows
 
     # what the rules ask about a statement
     @property
@@ -70,8 +71,6 @@ class Entry:
                 for alias in part.aliases:
                     yield alias.name, alias.asname
 
-    inner_modules: list = field(default_factory=list)  # a compound: what the imports inside it import
-
 
 class Layout:
     """The module body (and blocks) after the edits, with the insertions rules ask for."""
@@ -84,7 +83,7 @@ class Layout:
         for imp in self.file.imports:
             plans_touch = any(id(a) in run.alias_plans or id(a) in self.removed for a in imp.aliases)
             if plans_touch or id(imp) in run.from_modules:
-                self.shapes[id(imp)] = imports_mod.rewrite(imp, run.alias_plans, run.from_modules.get(id(imp), (0, None))[1],
+                self.shapes[id(imp)] = imports_mod.rewrite(imp, run.alias_plans, run.from_module(imp),
                                                            self.removed)
         self._imports_by_stmt = {id(imp.node): imp for imp in self.file.imports}
         self.removed_stmts: set = set()
@@ -167,11 +166,10 @@ class Layout:
         groups: dict = {}
         for order, module in self.run.added:
             groups.setdefault(order, []).append(module)
-        for order in sorted(groups):
-            rule = next((r for r, i in self.run.order.items() if i == order), "")
-            self._add_group(sorted(set(groups[order])), rule)
+        for order in sorted(groups):  # one AddImportsVisitor run after each rule, in order
+            self._add_group(sorted(set(groups[order])))
 
-    def _add_group(self, modules: list, rule: str) -> None:
+    def _add_group(self, modules: list) -> None:
         body = self.body
         start = 1 if body and self._docstring_or_strict(body[0]) else 0
         at = start
@@ -184,7 +182,7 @@ class Layout:
             return
         line = self._line_before(body, at)
         added = [Entry(None, [imports_mod.Part("import", None, [imports_mod.Alias(None, m, None)], False)],
-                       text=f"import {m}", line=line, rule=rule) for m in new]
+                       text=f"import {m}", line=line) for m in new]
         after = body[at:]
         if after:
             nxt = after[0]
@@ -257,8 +255,7 @@ class Layout:
         at = entries.index(anchor) + 1
         while at < len(entries) and entries[at].derived:
             at += 1
-        entry = Entry(None, [], text=code, line=anchor.line, rule=rule)
-        entry.after = anchor
+        entry = Entry(None, [], text=code, line=anchor.line, after=anchor)
         entries.insert(at, entry)
         self.run.inserted.append((entries, entry))
         return entry
@@ -268,7 +265,7 @@ class Layout:
         before a simple statement they take its leading lines (its comments now head them);
         before a compound one they take a copy of the blank lines ahead of its first comment."""
         at = self.body.index(anchor)
-        new = [Entry(None, [], text=code, line=anchor.line, rule=rule) for code in codes]
+        new = [Entry(None, [], text=code, line=anchor.line) for code in codes]
         if new:
             if anchor.simple:
                 new[0].lead_from = anchor

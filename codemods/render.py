@@ -212,7 +212,7 @@ def _render_unit(run, layout, unit: Unit) -> str:
     imports = [by_node.get(id(node)) for node in ast_imports]
 
     def rewrite(imp, node):
-        parts = imports_mod.rewrite(imp, run.alias_plans, run.from_modules.get(id(imp), (0, None))[1],
+        parts = imports_mod.rewrite(imp, run.alias_plans, run.from_module(imp),
                                     layout.removed, node)
         return [(p.node, p.original) for p in parts]
 
