@@ -33,12 +33,16 @@ NEUTRAL_V1 = frozenset({
 TF2_MARKERS = frozenset({"GradientTape", "function", "Module", "autodiff", "compat.v2",
                          "config.run_functions_eagerly"})
 EAGER_SWITCH = frozenset({"enable_eager_execution", "enable_v2_behavior"})
+# tf.contrib.eager's own switch, before and after the migration names the runtime's module.
+EAGER_SWITCH_NAMES = frozenset({"tensorflow.contrib.eager.enable_eager_execution",
+                                "tf1clip.contrib.eager.enable_eager_execution"})
 # Modules outside TensorFlow that only TF 1 code imports (their rewrite is the migration).
 TF1_PACKAGES = ("tensorflow.contrib", "tensorflow.examples.tutorials")
 # Packages that import TensorFlow; after migration a file uses the runtime names below and is
 # still TF 1 code (so a second run is a no-op).
 TF1_RUNTIME = ("tf1clip", "tf_slim")
-RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples", "tf1clip.clip_gradients_by_norm")
+RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples", "tf1clip.estimator",
+               "tf1clip.clip_gradients_by_norm")
 
 
 def has_prefix(rel: str, table) -> bool:
@@ -100,6 +104,8 @@ def _classify_name(usage: Usage, name: str, node: cst.CSTNode, line_of) -> None:
 def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
     """Record the use `source` (at `line`) whose imported qualified name is `name`."""
     where = (line, source)
+    if name in EAGER_SWITCH_NAMES:
+        usage.eager = True
     if name.startswith(RUNTIME_TF1):
         usage.tf1.append(where)
         return

@@ -29,7 +29,7 @@ class ContribSymbols(TableRenameRule):
         # Not TensorFlow: a local object that happens to be called `tf`.
         Valid("class tf:\n    contrib = None\n\ncell = tf.contrib.rnn.BasicLSTMCell(3)\n"),
         # Unknown contrib names are left where they are (and reported for a human).
-        Valid("import tensorflow as tf\n\ndecoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, state)\n"),
+        Valid("import tensorflow as tf\n\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(inputs, lengths, emb, 0.5)\n"),
     ]
     INVALID = [
         Invalid(
@@ -62,9 +62,9 @@ class ContribSymbols(TableRenameRule):
         ),
         Invalid(
             "import tensorflow as tf\nfrom tensorflow.contrib.layers import optimize_loss, xavier_initializer\n"
-            "from tensorflow.contrib.rnn import LSTMStateTuple, LayerNormBasicLSTMCell\n\nx = tf.placeholder(tf.float32)\n",
+            "from tensorflow.contrib.rnn import LSTMStateTuple, NASCell\n\nx = tf.placeholder(tf.float32)\n",
             "import tensorflow as tf\nfrom tf1clip.contrib.layers import optimize_loss, xavier_initializer\n"
-            "from tensorflow.contrib.rnn import LayerNormBasicLSTMCell\nfrom tensorflow.compat.v1.nn.rnn_cell import LSTMStateTuple\n\n"
+            "from tensorflow.contrib.rnn import NASCell\nfrom tensorflow.compat.v1.nn.rnn_cell import LSTMStateTuple\n\n"
             "x = tf.placeholder(tf.float32)\n",
         ),
     ]

@@ -21,6 +21,7 @@ class Row:
     new: str              # qualified replacement
     why: str              # one line for the report
     module: bool = False  # a module row also maps every name under it (old.x → new.x)
+    imports: Optional[str] = None  # the module to import, when not the one right above `new`
 
     @property
     def runtime(self) -> bool:
@@ -29,6 +30,8 @@ class Row:
     @property
     def import_module(self) -> str:
         """The module to import so that `new` resolves as a dotted name."""
+        if self.imports:
+            return self.imports
         if self.module:
             return self.new
         if self.new.startswith("tensorflow.compat.v1."):
@@ -81,7 +84,17 @@ _TF_ROWS = {
     "framework.load_variable": "train.load_variable",
     "framework.list_variables": "train.list_variables",
     "util.constant_value": "get_static_value",
+    "framework.nest.is_sequence": "nest.is_nested",
 }
+# TF 1.15's contrib.data kept these as deprecated wrappers calling the tf.data.experimental
+# function of the same name with the same arguments.
+_TF_WRAPPED_ROWS = {f"data.{name}": f"data.experimental.{name}" for name in (
+    "map_and_batch", "parallel_interleave", "group_by_window", "shuffle_and_repeat", "bucket_by_sequence_length",
+    "unbatch", "ignore_errors", "prefetch_to_device", "copy_to_device", "scan", "sample_from_datasets",
+    "choose_from_datasets", "get_single_element", "rejection_resample", "dense_to_sparse_batch", "Counter",
+    "CsvDataset", "make_csv_dataset", "make_batched_features_dataset", "TFRecordWriter", "enumerate_dataset",
+    "get_next_as_optional", "Reducer", "group_by_reducer", "SqlDataset", "RandomDataset")}
+_WRAPPED = "TF 1.15's contrib name was a deprecated wrapper calling this core function with the same arguments"
 
 # What the tf1clip runtime provides under tf1clip.contrib.<sub> (mirroring tf.contrib.<sub>).
 _RUNTIME_ROWS = {
@@ -110,19 +123,46 @@ _RUNTIME_ROWS = {
         "assign_from_values", "assign_from_values_fn", "filter_variables",
     ],
     "training": ["clip_gradient_norms", "multiply_gradients", "create_train_op",
-                 "add_gradients_summaries"],
+                 "add_gradients_summaries", "HParams"],
+    # TPUEstimator code run with use_tpu=False (tf1clip.estimator.tpu); the resolver refuses a TPU.
+    "tpu": ["TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig",
+            "CrossShardOptimizer"],
+    "cluster_resolver": ["TPUClusterResolver"],
+    "seq2seq": ["sequence_loss", "Decoder", "BasicDecoder", "BasicDecoderOutput", "dynamic_decode", "Helper",
+                "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper", "InferenceHelper", "CustomHelper",
+                "AttentionMechanism", "LuongAttention", "BahdanauAttention", "AttentionWrapper",
+                "AttentionWrapperState", "hardmax", "tile_batch", "BeamSearchDecoder", "BeamSearchDecoderOutput",
+                "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "gather_tree"],
+    "legacy_seq2seq": ["rnn_decoder", "basic_rnn_seq2seq", "tied_rnn_seq2seq", "embedding_rnn_decoder",
+                       "embedding_rnn_seq2seq", "attention_decoder", "embedding_attention_decoder",
+                       "embedding_attention_seq2seq", "sequence_loss_by_example", "sequence_loss",
+                       "model_with_buckets"],
+    "rnn": ["LSTMBlockCell", "GRUBlockCell", "LayerNormBasicLSTMCell", "EmbeddingWrapper", "InputProjectionWrapper",
+            "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn"],
+    "opt": ["LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
+            "extend_with_decoupled_weight_decay"],
+    "data": ["batch_and_drop_remainder", "padded_batch_and_drop_remainder", "sloppy_interleave"],
+    "learn": ["ModeKeys"],
+    "crf": ["crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
+            "CrfForwardRnnCell", "viterbi_decode", "crf_decode", "CrfDecodeForwardRnnCell", "CrfDecodeBackwardRnnCell"],
 }
+# Whole modules of the runtime: every name under them maps (aliases like `tfe = tf.contrib.eager`).
+_RUNTIME_MODULES = ("eager", "learn.preprocessing", "lookup", "tensorboard.plugins.projector")
 
 
 def _build() -> dict[str, Row]:
     rows: dict[str, Row] = {}
-    for old, new in _TF_ROWS.items():
-        rows[f"tensorflow.contrib.{old}"] = Row(
-            f"tensorflow.contrib.{old}", f"tensorflow.compat.v1.{new}", _SAME)
+    for table, why in ((_TF_ROWS, _SAME), (_TF_WRAPPED_ROWS, _WRAPPED)):
+        for old, new in table.items():
+            rows[f"tensorflow.contrib.{old}"] = Row(
+                f"tensorflow.contrib.{old}", f"tensorflow.compat.v1.{new}", why)
     for sub, names in _RUNTIME_ROWS.items():
         for name in names:
             rows[f"tensorflow.contrib.{sub}.{name}"] = Row(
                 f"tensorflow.contrib.{sub}.{name}", f"tf1clip.contrib.{sub}.{name}", _RUNTIME)
+    for sub in _RUNTIME_MODULES:
+        rows[f"tensorflow.contrib.{sub}"] = Row(f"tensorflow.contrib.{sub}", f"tf1clip.contrib.{sub}", _RUNTIME,
+                                                module=True)
     # The decorator users know by name: tf1clip's top-level export (exact TF 1.15 semantics).
     rows["tensorflow.contrib.estimator.clip_gradients_by_norm"] = Row(
         "tensorflow.contrib.estimator.clip_gradients_by_norm", "tf1clip.clip_gradients_by_norm",
@@ -144,6 +184,34 @@ TF_SLIM_SAFE = frozenset({
     "get_model_variables", "get_trainable_variables", "model_variable", "variable",
     "layers.fully_connected", "layers.conv2d", "layers.max_pool2d", "layers.flatten",
 })
+
+# tf.estimator (and tf.compat.v1.estimator): TF 2.21 has neither; tf1clip.estimator provides
+# these names with TF 1.15's semantics. Others (canned estimators, export) are left for a human.
+ESTIMATOR_NAMES = (
+    "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec", "train_and_evaluate",
+    "WarmStartSettings", "VocabInfo",
+    "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
+    "LoggingTensorHook", "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "SecondOrStepTimer",
+    "SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
+    "StopAtStepHook", "SummarySaverHook",
+    "inputs.numpy_input_fn", "inputs.pandas_input_fn",
+    "tpu.TPUEstimator", "tpu.TPUEstimatorSpec", "tpu.RunConfig", "tpu.TPUConfig", "tpu.InputPipelineConfig",
+)
+_ESTIMATOR_WHY = ("TF 2.21 ships no Estimator (tf.estimator and tf.compat.v1.estimator are gone): tf1clip "
+                  "runtime, TF 1.15's Estimator on tf.compat.v1 and MonitoredTrainingSession")
+
+
+def _estimator_rows() -> dict[str, Row]:
+    rows = {}
+    for prefix in ("tensorflow.estimator", "tensorflow.compat.v1.estimator"):
+        for name in ESTIMATOR_NAMES:
+            # `import tf1clip.estimator` also loads its inputs and tpu modules
+            rows[f"{prefix}.{name}"] = Row(f"{prefix}.{name}", f"tf1clip.estimator.{name}", _ESTIMATOR_WHY,
+                                           imports="tf1clip.estimator")
+    return rows
+
+
+ESTIMATOR_ROWS: dict[str, Row] = _estimator_rows()
 
 MNIST_ROWS: dict[str, Row] = {
     "tensorflow.examples.tutorials.mnist": Row(

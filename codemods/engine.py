@@ -34,6 +34,14 @@ class ChainEdit:
 
 
 @dataclass
+class NodeEdit:
+    rule: str
+    node: object                  # the ast expression it replaces (an ast.Call)
+    stmt: object                  # the innermost statement holding it (a Stmt)
+    make: object                  # libcst node (after the edits inside it) -> its replacement
+
+
+@dataclass
 class Result:
     text: str
     notes: list = field(default_factory=list)
@@ -49,6 +57,7 @@ class Run:
         self.order = {rule: i for i, rule in enumerate(rule_ids)}
         self.notes: list = []                  # (rule order, sequence, Note)
         self.chain_edits: dict = {}            # id(ref) -> ChainEdit
+        self.node_edits: dict = {}             # id(ast node) -> NodeEdit
         self.alias_plans: dict = {}            # id(ImportAlias) -> AliasPlan
         self.from_modules: dict = {}           # id(ImportStmt) -> (rule, module)
         self.unused_keys: dict = {}            # RemoveImportsVisitor key -> rule
@@ -70,6 +79,16 @@ class Run:
             raise Conflict(f"rules {old.rule} and {rule.RULE} rewrite {what} in {ref.text} differently "
                            f"({old.text!r} / {text!r}); file left unchanged, please report this", ref.line)
         self.chain_edits[id(ref)] = edit
+
+    def transform(self, rule, node, stmt, make) -> None:
+        """Replace the call `node` (an ast.Call of statement `stmt`) by `make(libcst node)`, which
+        sees the node with the edits inside it already made (a rewritten argument, ...) and
+        returns its replacement. One rule's edit a node; a second one is a Conflict."""
+        old = self.node_edits.get(id(node))
+        if old is not None and old.rule != rule.RULE:
+            raise Conflict(f"rules {old.rule} and {rule.RULE} both rewrite the call on this line; file left "
+                           "unchanged, please report this", node.lineno)
+        self.node_edits[id(node)] = NodeEdit(rule.RULE, node, stmt, make)
 
     def edit_of(self, ref: Reference) -> Optional[ChainEdit]:
         return self.chain_edits.get(id(ref))
@@ -94,6 +113,10 @@ class Run:
             raise Conflict(f"rules {other[0]} and {plan.rule} both rewrite the import on this line; file left "
                            "unchanged, please report this", alias.stmt.line)
         self.alias_plans[id(alias)] = plan
+
+    def retarget_alias(self, rule, alias: ImportAlias, name: str) -> None:
+        """`from M import N [as B]`: N becomes `name`, still bound to B (`from M import name as B`)."""
+        self._plan(alias, AliasPlan(rule.RULE, "retarget", name, asname=alias.asname or alias.name))
 
     def set_from_module(self, rule, imp: ImportStmt, module: str) -> None:
         """`from M import ...` becomes `from module import ...`."""
@@ -145,7 +168,26 @@ class Run:
             return f"{self.from_modules[id(alias.stmt)][1]}.{alias.name}"
         if plan.kind == "rename":
             return plan.name if alias.asname else plan.name.split(".")[0]
+        if plan.kind == "retarget":
+            return f"{alias.stmt.module}.{plan.name}"
         return f"{plan.name}.{plan.last}" if plan.name else plan.last
+
+    def final_qname(self, ref: Reference) -> Optional[str]:
+        """The qualified name `ref` denotes once every edit is applied (None: unknown or several)."""
+        edit = self.chain_edits.get(id(ref))
+        parts = ref.parts
+        if edit is not None:
+            rest = ref.parts[edit.parts:]
+            if edit.qname is not None:
+                return ".".join((edit.qname, *rest))
+            root, _, tail = edit.text.partition(".")
+            if root != ref.root:  # written in full (`tensorflow.compat.v1.X`)
+                return ".".join((edit.text, *rest))
+            parts = (*tail.split("."), *rest) if tail else rest
+        finals = {self.bound(b) for b in ref.bindings}
+        if len(finals) != 1 or None in finals:
+            return None
+        return ".".join((finals.pop(), *parts))
 
     def visible_alias(self, ref: Reference, module: str) -> Optional[str]:
         """A name bound to `module` by a module-level `import module as name` (or `import module`,
@@ -219,14 +261,19 @@ def apply(text: str, rules: Sequence[type], filename: str = "<string>") -> Resul
         raise EngineError(f"cannot parse this file: {exc}") from None
     usage = classify(model)
     verdict = usage.verdict
-    if verdict == "none":
-        return Result(text, reason="does not import TensorFlow" if not usage.imports_tf else "uses no TF 1.x-only API")
-    if verdict == "mixed":
-        line = usage.tf2[0][0]
-        return Result(text, [Note(line, "compat_tier", "human", usage.mixed_message())],
-                      reason="mixes TF 2 and TF 1 code: left for a human")
+    reason, first_notes = "already migrated", []
+    if verdict in ("none", "mixed") and not all(r.ANY_FILE for r in rules):
+        # not TF 1.x code: only the rules that apply to any file
+        rules = [r for r in rules if r.ANY_FILE]
+        if verdict == "none":
+            reason = "does not import TensorFlow" if not usage.imports_tf else "uses no TF 1.x-only API"
+        else:
+            reason = "mixes TF 2 and TF 1 code: left for a human"
+            first_notes = [Note(usage.tf2[0][0], "compat_tier", "human", usage.mixed_message())]
     run = Run(model, usage, [r.RULE for r in rules])
     active = [cls(run) for cls in rules if cls.applies_to(text)]
+    if not active:
+        return Result(text, first_notes, reason=reason)
     try:
         for imp in model.imports:
             for rule in active:
@@ -250,12 +297,12 @@ def apply(text: str, rules: Sequence[type], filename: str = "<string>") -> Resul
             compile(out, filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
             raise EngineError(f"the rewritten file does not parse ({exc}); left unchanged, please report this") from exc
-    notes = []
+    notes = list(first_notes)
     for _, _, note in sorted(run.notes, key=lambda t: (t[0], t[1])):
         if note not in notes:
             notes.append(note)
     notes.sort(key=lambda n: (n.line, n.kind != "change"))
-    return Result(out, notes, reason="" if out != text else "already migrated")
+    return Result(out, notes, reason="" if out != text else reason)
 
 
 def _raised_in(exc: BaseException, rule) -> bool:

@@ -11,7 +11,8 @@ rule was its own pass, so the result is the same text:
    without a row kept in the original statement);
 2. aliases nothing uses any more, removed as `RemoveImportsVisitor` removes them (a removed
    alias' comma whitespace merged into the previous one; no alias left: no statement);
-3. the compat rule's own renames and `from` module changes.
+3. the compat rule's own renames and `from` module changes, and numpy2's new names for the
+   names NumPy 2 removed (`retarget`).
 
 With `small=None` it computes only the shape (modules and names, for `codemods.layout`); with
 a libcst node it builds the new nodes from the statement's own ones, so what stays keeps its
@@ -32,7 +33,8 @@ class AliasPlan:
     """One rule's decision for one alias."""
 
     rule: str
-    kind: str                     # "rename": `import X [as Y]`, X becomes `name`; "move": into a new line
+    kind: str                     # "rename": `import X [as Y]`, X becomes `name`; "move": into a new line;
+                                  # "retarget": `from M import X [as Y]`, X becomes `name` (bound to `asname`)
     name: str                     # rename: the new dotted name; move: the parent module ("": `import last`)
     last: str = ""                # move: the name imported from `name`
     asname: Optional[str] = None  # move: the name it stays bound to
@@ -127,6 +129,7 @@ def _rewrite_from(imp, aliases, by_index, plans, from_module, removed, small) ->
         kept, lpar = _remove_from(keep, by_index, removed, small)
     else:
         kept = []
+    kept = [_retargeted(a, plans.get(id(by_index[a.index]))) if a.index is not None else a for a in kept]
     parts = []
     if kept:
         part = Part("from", from_module or module, kept, True, node.level)
@@ -150,6 +153,15 @@ def _rewrite_from(imp, aliases, by_index, plans, from_module, removed, small) ->
             part.node = cst.ImportFrom(module=make_dotted(parent), names=nodes) if parent else cst.Import(names=nodes)
         parts.append(part)
     return parts
+
+
+def _retargeted(alias: Alias, plan) -> Alias:
+    """numpy2's `from numpy import float_` → `from numpy import float64 as float_` (step 3)."""
+    if plan is None or plan.kind != "retarget":
+        return alias
+    node = alias.node.with_changes(name=cst.Name(plan.name), asname=cst.AsName(name=cst.Name(plan.asname))) \
+        if alias.node is not None else None
+    return Alias(alias.index, plan.name, plan.asname, node)
 
 
 def _renamed(alias: Alias, dotted: str) -> Alias:

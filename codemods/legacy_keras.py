@@ -19,7 +19,7 @@ from codemods.rule import Invalid, Rule, Valid
 
 # Uses that need legacy Keras, relative to tensorflow / tensorflow.compat.v1.
 NEEDS_LEGACY = ("layers", "nn.rnn_cell", "keras", "contrib.rnn", "contrib.keras")
-RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn",)
+RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn", "tf1clip.contrib.legacy_seq2seq", "tf1clip.contrib.seq2seq.AttentionWrapper")
 ENV_KEY = "TF_USE_LEGACY_KERAS"
 
 

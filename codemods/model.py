@@ -11,7 +11,7 @@ so the output keeps the file's formatting.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from typing import Iterator, Optional
 
 from codemods.nodes import (COMPOUND, ImportAlias, ImportStmt, Reference, Stmt, blocks_of,
                              split_lines)
@@ -31,8 +31,48 @@ class FileModel:
         self.imports: list = []        # ImportStmt, source order
         self.references: list = []     # Reference, source order
         self.unresolved_roots = 0
+        self._stores: dict = {}        # name -> [(scope, pos, stmt node)] of bindings not yet made
+        self._parents: dict = {}       # id(ast.stmt) -> {id(node): parent} of its own expressions
         _Walker(self).run()
         self.references.sort(key=lambda r: r.pos)
+
+    # -- names that no import binds ------------------------------------------------------------
+    def lookup(self, name: str, scope: Scope) -> list:
+        """Every binding of `name` a use in `scope` may see (libcst's `scope[name]`, builtins left
+        out): the walk binds only the names imports bind, the others are bound here on demand."""
+        pending = self._stores.pop(name, None)
+        if pending:
+            for where, pos, node in pending:
+                _bind(where, Binding(name, where, pos, stmt=node))
+        return scope.lookup(name, scope)
+
+    def parent(self, node: ast.AST, stmt: Stmt) -> Optional[ast.AST]:
+        """The node directly holding `node`, an expression of statement `stmt` (not of a
+        statement nested in it)."""
+        parents = self._parents.get(id(stmt.node))
+        if parents is None:
+            parents = self._parents[id(stmt.node)] = {}
+            todo = [stmt.node]
+            while todo:
+                here = todo.pop()
+                for child in ast.iter_child_nodes(here):
+                    if not isinstance(child, ast.stmt):
+                        parents[id(child)] = here
+                        todo.append(child)
+        return parents.get(id(node))
+
+    def source(self, node: ast.AST) -> str:
+        """The text of `node` as written (without the parentheses around it)."""
+        first, last = node.lineno, node.end_lineno
+        if first == last:
+            return self.lines[first - 1].encode("utf-8")[node.col_offset:node.end_col_offset].decode("utf-8")
+        text = [self.lines[first - 1].encode("utf-8")[node.col_offset:].decode("utf-8"),
+                *self.lines[first:last - 1], self.lines[last - 1].encode("utf-8")[:node.end_col_offset].decode("utf-8")]
+        return "".join(text)
+
+    def assignments(self) -> Iterator[ast.Assign]:
+        """Every `=` statement of the module, nested ones too."""
+        return (node for node in ast.walk(self.tree) if isinstance(node, ast.Assign))
 
     # -- statements --------------------------------------------------------------------------
     def stmt(self, node: ast.stmt) -> Stmt:
@@ -183,9 +223,11 @@ class _Walker:
     def run(self) -> None:
         self.block(self.m.tree.body, None, self.m.module_scope)
         imported = {alias.binding.name for imp in self.m.imports for alias in imp.aliases if alias.binding}
-        for scope, name, pos in self.stores:  # other bindings matter only where they shadow an import
+        for scope, name, pos, node in self.stores:  # other bindings matter only where they shadow an import
             if name in imported:
-                self._bind(scope, Binding(name, scope, pos))
+                _bind(scope, Binding(name, scope, pos, stmt=node))
+            else:  # bound if a rule asks (FileModel.lookup)
+                self.m._stores.setdefault(name, []).append((scope, pos, node))
         for scope, name, stmt, links, outer in self.pending:
             if name.id in imported:  # only names some import binds can refer to an import
                 self._resolve(scope, name, stmt, links, outer)
@@ -212,7 +254,7 @@ class _Walker:
                         qname = "." * node.level + (f"{node.module}.{a.name}" if node.module else a.name)
                     binding = Binding(alias.bound, scope, end, qname, alias)
                     alias.binding = binding
-                    self._bind(scope, binding)
+                    _bind(scope, binding)
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for d in node.decorator_list:
@@ -325,7 +367,7 @@ class _Walker:
                 if type(node.ctx) is ast.Load or type(node.ctx) is ast.Del:
                     self.pending.append((scope, node, stmt, [], node))
                 else:
-                    self._bind_target(scope, node.id, end)
+                    self._bind_target(scope, node.id, end, stmt.node)
                 continue
             if kind is ast.Lambda:
                 self.arguments_outside(node.args, scope, stmt)
@@ -362,22 +404,8 @@ class _Walker:
             else:
                 stack.extend(reversed(list(_sub_expressions(node))))
 
-    def _bind_target(self, scope: Scope, name: str, pos: tuple) -> None:
-        self.stores.append((scope, name, pos))  # bound at the end, if an import binds the name too
-
-    def _bind(self, scope: Scope, binding: Binding) -> None:
-        name = binding.name
-        if name in scope.globals and scope.parent is not None:
-            module = scope.module()
-            binding.scope = module
-            module.bind(binding)
-        elif name in scope.nonlocals and scope.parent is not None:
-            target = scope.visible_parent(scope)
-            while target is not None and name not in target.bindings and target.parent is not None:
-                target = target.visible_parent(target)
-            (target or scope).bind(binding)
-        else:
-            scope.bind(binding)
+    def _bind_target(self, scope: Scope, name: str, pos: tuple, node: Optional[ast.stmt] = None) -> None:
+        self.stores.append((scope, name, pos, node))  # bound at the end, if an import binds the name too
 
     def _resolve(self, scope: Scope, name: ast.Name, stmt: Stmt, links: list, outer: ast.expr) -> None:
         bindings = [b for b in scope.referents(name.id, (name.lineno, name.col_offset)) if b.qname is not None]
@@ -387,3 +415,19 @@ class _Walker:
         for binding in bindings:
             binding.uses.append(ref)
         self.m.references.append(ref)
+
+
+def _bind(scope: Scope, binding: Binding) -> None:
+    """Bind in `scope`, or where `global` / `nonlocal` send the name."""
+    name = binding.name
+    if name in scope.globals and scope.parent is not None:
+        module = scope.module()
+        binding.scope = module
+        module.bind(binding)
+    elif name in scope.nonlocals and scope.parent is not None:
+        target = scope.visible_parent(scope)
+        while target is not None and name not in target.bindings and target.parent is not None:
+            target = target.visible_parent(target)
+        (target or scope).bind(binding)
+    else:
+        scope.bind(binding)

@@ -31,6 +31,7 @@ class Unit:
     stmts: list                      # the ast statements it holds (one compound, or a line group)
     compound: bool
     edits: list = field(default_factory=list)     # ChainEdits inside
+    calls: list = field(default_factory=list)     # NodeEdits inside
     imports: list = field(default_factory=list)   # ImportStmts inside whose shape changes
     text: Optional[str] = None
 
@@ -161,6 +162,8 @@ def _units(run, layout) -> list:
 
     for edit in run.chain_edits.values():
         unit_for(edit.ref.stmt).edits.append(edit)
+    for edit in run.node_edits.values():
+        unit_for(edit.stmt).calls.append(edit)
     for imp in file.imports:
         if id(imp) in layout.shapes and _changes(imp, layout.shapes[id(imp)]):
             unit_for(imp.stmt).imports.append(imp)
@@ -169,6 +172,7 @@ def _units(run, layout) -> list:
     for unit in units:  # a compound unit holds the units inside its lines
         if merged and unit.last <= merged[-1].last and merged[-1].compound:
             merged[-1].edits += unit.edits
+            merged[-1].calls += unit.calls
             merged[-1].imports += unit.imports
             continue
         merged.append(unit)
@@ -205,7 +209,14 @@ def _render_unit(run, layout, unit: Unit) -> str:
         if text_of not in expected:
             expected[text_of] = _ast_positions(unit.stmts, text_of)
         link = edit.ref.links[edit.parts - 1]
-        targets.setdefault(text_of, {})[expected[text_of].index((link.lineno, link.col_offset))] = make_dotted(edit.text)
+        targets.setdefault(text_of, {})[expected[text_of].index((link.lineno, link.col_offset))] = _expression(edit.text)
+    # calls by their rank in source order (libcst visits an outer call before the calls in it)
+    calls = {}
+    if unit.calls:
+        ranked = sorted((n for s in unit.stmts for n in ast.walk(s) if isinstance(n, ast.Call)),
+                        key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
+        rank = {id(n): i for i, n in enumerate(ranked)}
+        calls = {rank[id(edit.node)]: edit.make for edit in unit.calls}
     ast_imports = sorted((n for s in unit.stmts for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom))),
                          key=lambda n: (n.lineno, n.col_offset))
     by_node = {id(imp.node): imp for imp in unit.imports}
@@ -216,15 +227,23 @@ def _render_unit(run, layout, unit: Unit) -> str:
                                     layout.removed, node)
         return [(p.node, p.original) for p in parts]
 
-    apply = _Apply(targets, imports, rewrite)
+    apply = _Apply(targets, imports, rewrite, calls)
     new = module.visit(apply)
-    if any(apply.seen.get(t, 0) != len(positions) for t, positions in expected.items()):
+    if any(apply.seen.get(t, 0) != len(positions) for t, positions in expected.items()) or \
+            (calls and apply.call_rank != len(ranked)):
         raise EngineError("could not place a rewrite (libcst and Python disagree on this statement); "
                           "file left unchanged, please report this", unit.first)
     if not (new.body[0].body.body if indent else new.body):
         return ""  # every statement of the unit removed (libcst would print `pass` in the wrapper)
     code = new.code
     return code[len(_WRAPPER) + len(file.newline):] if indent else code
+
+
+def _expression(text: str):
+    """A dotted name as libcst builds it (`make_dotted`), any other expression parsed."""
+    if all(part.isidentifier() for part in text.split(".")):
+        return make_dotted(text)
+    return cst.parse_expression(text)
 
 
 def _ast_positions(stmts: list, text: str) -> list:
@@ -246,8 +265,11 @@ def _pure(node) -> bool:
 class _Apply(cst.CSTTransformer):
     """One pass over a unit: rename the targeted dotted names, rewrite the changed imports."""
 
-    def __init__(self, targets: dict, imports: list, rewrite):
+    def __init__(self, targets: dict, imports: list, rewrite, calls: dict):
         super().__init__()
+        self.calls = calls                         # rank among the unit's calls -> NodeEdit.make
+        self.call_rank = 0
+        self.call_makes: dict = {}                 # libcst Call -> NodeEdit.make
         self.targets = targets                     # text -> {rank: new expression}
         self.lasts = {t.rpartition(".")[2] for t in targets}
         self.seen: dict = {}                       # text -> how many nodes spell it
@@ -269,6 +291,17 @@ class _Apply(cst.CSTTransformer):
 
     def leave_Attribute(self, original_node, updated_node):
         return self.attrs.get(original_node, updated_node)
+
+    def visit_Call(self, node) -> None:
+        if self.calls:
+            make = self.calls.get(self.call_rank)
+            if make is not None:
+                self.call_makes[node] = make
+            self.call_rank += 1
+
+    def leave_Call(self, original_node, updated_node):
+        make = self.call_makes.get(original_node)
+        return updated_node if make is None else make(updated_node)
 
     def _import(self, node) -> bool:
         imp = self.import_plans[self.rank] if self.rank < len(self.import_plans) else None

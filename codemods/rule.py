@@ -12,8 +12,9 @@ examples (`VALID`, `INVALID`), and hooks the engine calls in one pass over the f
 - `leave_module(layout)` last, for rules that insert statements where the final imports are
   (`codemods.layout.Layout`).
 
-Edits go through `self.run` (`replace`, `rename_alias`, `move_alias`, `set_from_module`,
-`remove_if_unused`, `add_import`), are applied together, and two rules editing the same node
+Edits go through `self.run` (`replace` a dotted name by an expression, `transform` a call,
+`rename_alias`, `move_alias`, `retarget_alias`, `set_from_module`, `remove_if_unused`,
+`add_import`), are applied together, and two rules editing the same node
 differently is an error for the file (`codemods.engine.Conflict`), never an order-dependent
 result. Notes (a change, or a place left for a human) carry the line of the input.
 """
@@ -40,6 +41,8 @@ class Rule:
     #: Text one of which a module must contain for this rule to change or report anything
     #: (every name it acts on is spelled out in the source); empty: always run.
     TRIGGERS: ClassVar[Sequence[str]] = ()
+    #: Runs on files that are not TF 1.x code too (no TensorFlow, TF 2, mixed): `numpy2`.
+    ANY_FILE: ClassVar[bool] = False
 
     def __init__(self, run: "Run"):
         self.run = run

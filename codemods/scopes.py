@@ -20,6 +20,7 @@ class Binding:
     qname: Optional[str] = None       # the qualified name an import binds `name` to
     alias: Optional["ImportAlias"] = None
     uses: list = field(default_factory=list)   # References whose root resolves (also) here
+    stmt: Optional[object] = None     # the ast statement that binds it (None: a parameter, ...)
 
 
 @dataclass(eq=False)

@@ -26,6 +26,8 @@ class TableRenameRule(Rule):
     FAMILY: ClassVar[Sequence[str]] = ()
     #: Prefixes inside FAMILY that another rule owns.
     EXCLUDE: ClassVar[Sequence[str]] = ()
+    #: Why a name of FAMILY without a row needs a human (the report's wording).
+    GONE: ClassVar[str] = "tf.contrib was removed in TF 2"
 
     def __init__(self, run):
         super().__init__(run)
@@ -120,7 +122,7 @@ class TableRenameRule(Rule):
         full = ".".join((root_q, *parts))
         if self.owns(full):
             self.note_human(ref.line, f"{ref.text} ({full}) has no known TF 2.21 replacement; "
-                                      "tf.contrib was removed in TF 2: rewrite this by hand")
+                                      f"{self.GONE}: rewrite this by hand")
 
     def _express(self, ref: Reference, root_q: str, new_q: str, row: Row) -> str:
         """`new_q` as the output spells it at `ref`: relative to the root's final binding,

@@ -83,11 +83,11 @@ def test_whole_tier_on_every_example_is_idempotent():
 
 
 def test_unknown_contrib_name_is_reported_for_a_human():
-    code = "import tensorflow as tf\n\ndecoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, state)\n"
+    code = "import tensorflow as tf\n\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(inputs, lengths, emb, 0.5)\n"
     out, context = _command(codemods.ContribSymbols, code)
     assert out == code
     (note,) = context.scratch[NOTES_KEY]
-    assert note.kind == "human" and note.line == 3 and "tf.contrib.seq2seq.BasicDecoder" in note.message
+    assert note.kind == "human" and note.line == 3 and "tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper" in note.message
     assert any("line 3" in w for w in context.warnings)  # what libcst.tool prints standalone
 
 

@@ -2,8 +2,8 @@
 
 The tables in `codemods/_tfapi.py` are generated from TensorFlow itself; this test recomputes
 them and fails on any drift. Regenerate with `python tests/test_codemod_tables.py --write`.
-The contrib table (`codemods/contrib_table.py`) gets one test per row: a TensorFlow target
-must exist in `tensorflow.compat.v1`, a runtime target must exist in `tf1clip`.
+The contrib table (`codemods/contrib_table.py`, its estimator rows too) gets one test per row:
+a TensorFlow target must exist in `tensorflow.compat.v1`, a runtime target must exist in `tf1clip`.
 """
 from __future__ import annotations
 
@@ -114,10 +114,10 @@ def live_facts() -> dict:
     """Everything the row tests need from live TF / tf_slim / tf1clip (run in a subprocess)."""
     import json
 
-    from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS
+    from codemods.contrib_table import CONTRIB_ROWS, ESTIMATOR_ROWS, MNIST_ROWS
 
     facts = {"tables": live_tables(), "rows": {}, "slim": {}}
-    for row in [*CONTRIB_ROWS.values(), *MNIST_ROWS.values()]:
+    for row in [*CONTRIB_ROWS.values(), *MNIST_ROWS.values(), *ESTIMATOR_ROWS.values()]:
         facts["rows"][row.old] = _resolves(row.new)
     import numpy as np
     import tensorflow.compat.v1 as tf
@@ -184,10 +184,10 @@ def test_api_table_matches_live_tensorflow(live, table):
 
 
 def _rows():
-    from codemods.contrib_table import CONTRIB_ROWS, MNIST_ROWS
+    from codemods.contrib_table import CONTRIB_ROWS, ESTIMATOR_ROWS, MNIST_ROWS
 
     return [pytest.param(row, id=row.old.replace("tensorflow.", "")) for row in
-            [*CONTRIB_ROWS.values(), *MNIST_ROWS.values()]]
+            [*CONTRIB_ROWS.values(), *MNIST_ROWS.values(), *ESTIMATOR_ROWS.values()]]
 
 
 @pytest.mark.parametrize("row", _rows())

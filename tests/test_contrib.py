@@ -154,8 +154,8 @@ def test_slim_smart_cond_with_tensor_predicate_runs():
 def test_unprovided_symbols_raise_one_clear_error():
     from tf1clip import contrib
 
-    with pytest.raises(UnsupportedSymbol, match=r"^tf\.contrib\.learn is not provided by tf1clip"):
-        contrib.learn
+    with pytest.raises(UnsupportedSymbol, match=r"^tf\.contrib\.graph_editor is not provided by tf1clip"):
+        contrib.graph_editor
     with pytest.raises(UnsupportedSymbol, match=r"tf\.contrib\.layers\.no_such_thing"):
         contrib_layers.no_such_thing
-    assert not hasattr(contrib, "seq2seq")  # still an AttributeError for hasattr()
+    assert not hasattr(contrib, "graph_editor")  # still an AttributeError for hasattr()

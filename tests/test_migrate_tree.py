@@ -152,7 +152,7 @@ def test_inplace_gives_each_outcome(tree, tmp_path):
     lstm = _entry(report, "model/lstm.py")
     assert all(c["line"] >= 1 and c["rule"] for c in lstm["changes"])
     assert [(h["line"], h["rule"]) for h in lstm["left_for_human"]] == [(15, "contrib_symbols")]
-    assert "tf.contrib.seq2seq.BasicDecoder" in lstm["left_for_human"][0]["message"]
+    assert "tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper" in lstm["left_for_human"][0]["message"]
     assert _entry(report, "train.py")["runtime"] == ["tf1clip.clip_gradients_by_norm"]
     assert {(c["line"], c["rule"]) for c in _entry(report, "train.py")["changes"]} >= {
         (3, "compat_v1_imports"), (3, "disable_v2_behavior"), (3, "legacy_keras"), (14, "contrib_symbols"),

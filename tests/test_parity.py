@@ -1,6 +1,7 @@
 """`tf1clip parity`: correct migrations pass, each deliberate mistake is caught (exit 1),
 runs that cannot be compared exit 2. Real subprocesses, real TensorFlow on both sides."""
 import json
+import re
 import textwrap
 
 import pytest
@@ -255,3 +256,46 @@ def test_deterministic_flag_runs_both_sides_with_op_determinism(tmp_path):
     second = json.loads(report.read_text())
     # same data, same start, op determinism: the recorded numbers repeat exactly
     assert first["optimizers"][0]["rows"] == second["optimizers"][0]["rows"]
+
+
+def test_a_variable_recorded_on_one_side_only_is_an_error_naming_it(tmp_path):
+    """NEW forgets batch norm's UPDATE_OPS: its moving statistics are never written."""
+    from conftest import FIXTURES
+
+    old = FIXTURES / "parity" / "batch_norm_contrib.py"
+    migrated = run_tf1clip("migrate", old, "--to", "compat", "--outtree", tmp_path / "compat", cwd=tmp_path)
+    assert migrated.returncode == 0, migrated.stderr
+    new = tmp_path / "compat" / old.name
+    text = new.read_text()
+    assert "with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):" in text
+    new.write_text(text.replace("with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):",
+                                "if True:"))
+    proc = run_tf1clip("parity", old, new, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("tf1clip parity: error")]
+    assert errors == [
+        "tf1clip parity: error: state variable fully_connected/BatchNorm/moving_mean:0 (8,) is written by OLD's "
+        "steps only",
+        "tf1clip parity: error: state variable fully_connected/BatchNorm/moving_variance:0 (8,) is written by "
+        "OLD's steps only"]
+    assert proc.stdout.strip().endswith("ERROR")
+
+
+def test_no_transfer_compares_the_initializers_too(tmp_path):
+    old, new = scripts(tmp_path, *CASES["rmsprop"][:4], **CASES["rmsprop"][4])
+    old_same = tmp_path / "old_same.py"
+    old_same.write_text(old.read_text())
+    proc = run_tf1clip("parity", old, old_same, "--no-transfer", "--steps", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "start values: --no-transfer: each side's own, compared" in proc.stdout
+    assert re.search(r"^    w:0: 0  ok$", proc.stdout, re.M)
+    # another initializer (zeros for w): with the transfer the runs agree, without it they do not
+    other = tmp_path / "old_zeros.py"
+    other.write_text(old.read_text().replace('tf.get_variable("w", [4, 3])',
+                                             'tf.get_variable("w", [4, 3], initializer=tf.zeros_initializer())')
+                     .replace("import tensorflow as tf\n", "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"))
+    assert other.read_text() != old.read_text()
+    assert run_tf1clip("parity", old, other, "--steps", "2", cwd=tmp_path).returncode == 0
+    proc = run_tf1clip("parity", old, other, "--no-transfer", "--steps", "2", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "problem: start value of w:0 differs (initializers)" in proc.stdout

@@ -100,10 +100,10 @@ def test_script_exception_prints_its_traceback_and_exits_1(tmp_path):
 
 
 @pytest.mark.parametrize("line, symbol", [
-    ("est = tf.contrib.learn.Estimator", "tf.contrib.learn"),
+    ("est = tf.contrib.learn.Estimator", "tf.contrib.learn.Estimator"),
     ("from tensorflow.contrib.layers import no_such_layer", "tensorflow.contrib.layers.no_such_layer"),
-    ("import tensorflow.contrib.seq2seq as s2s", "tensorflow.contrib.seq2seq"),
-    ("cell = tf.contrib.rnn.LayerNormBasicLSTMCell(4)", "tf.contrib.rnn.LayerNormBasicLSTMCell"),
+    ("import tensorflow.contrib.graph_editor as ge", "tensorflow.contrib.graph_editor"),
+    ("cell = tf.contrib.rnn.NASCell(4)", "tf.contrib.rnn.NASCell"),
 ])
 def test_unprovided_contrib_symbol_fails_with_one_line_naming_it(tmp_path, line, symbol):
     script = tmp_path / "uses_contrib.py"

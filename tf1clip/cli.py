@@ -14,12 +14,17 @@ USAGE = """\
 usage: tf1clip [--debug] COMMAND ...
 
 commands:
-  run [--steps N] SCRIPT [ARGS...]
+  run [--steps N] [--include PACKAGE]... SCRIPT [ARGS...]
                  run an unmodified TF 1.x script on TF 2.21 (graph mode);
-                 --steps N: stop after N updates, exit 0
+                 --steps N: stop after N updates, exit 0;
+                 --include PACKAGE: an installed package gets the TF 1.x face too
   migrate PATH... [--to compat|tf2] [--diff | --inplace | --outtree DIR]
-                 [--check] [--report FILE.json] [-j N]
+                 [--check] [--report FILE.json] [-j N] [--strategy mirrored|multi_worker]
+                 [--verify [--verify-steps N]]
   parity OLD NEW [--steps N] [--rtol R] [--atol A] [--json FILE] [--plot FILE.png]
+                 [--no-transfer] [--no-dropout] [--keep] [--replicas N] [-- ARGS]
+                 prove NEW trains like OLD; each side in its own copy of the working
+                 directory (docs/parity.md)
 """
 
 

@@ -117,7 +117,8 @@ class RunEffect:
 
     def __init__(self, updates, writes, ops):
         self.updates = updates  # owners of the registered update ops it runs, in registration order
-        self.writes = writes  # variable ops it writes (model state: float, global, not init/restore)
+        self.writes = writes  # variable ops it writes (model state: float, global, not init/restore),
+        # in creation order
         self.ops = ops  # frozenset of the names of every op it runs
 
 
@@ -178,6 +179,7 @@ class GraphSteps:
 
         keys = tf.compat.v1.GraphKeys
         initializers, local = set(), set()
+        rank = {v.op.name: i for i, v in enumerate(graph.get_collection(keys.GLOBAL_VARIABLES))}
         for collection in (keys.GLOBAL_VARIABLES, keys.LOCAL_VARIABLES, keys.MODEL_VARIABLES,
                            keys.TRAINABLE_VARIABLES, keys.METRIC_VARIABLES):
             for var in graph.get_collection(collection):
@@ -200,7 +202,7 @@ class GraphSteps:
             if dtype.is_floating:
                 out.append(variable)
                 names.add(variable.name)
-        return sorted(out, key=lambda v: v._id)  # creation order
+        return sorted(out, key=lambda v: rank.get(v.name, len(rank)))  # creation order
 
 
 def step_keys(steps: GraphSteps, graph, fetches):

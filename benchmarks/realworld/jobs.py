@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -27,11 +28,15 @@ from pathlib import Path
 
 from realworld import proc
 from realworld.manifest import Entry
-from realworld.workspace import Workspace
+from realworld.workspace import Tree, Workspace
 
 COLUMNS = ("run", "compat", "compat.run", "compat.parity", "tf2.tier", "tf2.run", "tf2.parity", "upgrade.run")
 PASSING = {"ok", "tf2"}          # what the counts count; tf2.tier's "compat" is a fallback, not a pass
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class SetupFailed(Exception):
+    """A setup command of the entry failed: (one line, evidence)."""
 
 
 @dataclass
@@ -88,6 +93,8 @@ class ScriptRun:
         def put(column, make):
             try:
                 cells[column] = make()
+            except SetupFailed as exc:
+                cells[column] = Cell("fail", reason=exc.args[0], evidence=exc.args[1])
             except Exception as exc:  # noqa: BLE001 - a harness problem is shown, never hidden
                 cells[column] = Cell("fail", reason=f"harness: {type(exc).__name__}: {exc}")
             self.progress(column, cells[column])
@@ -102,9 +109,21 @@ class ScriptRun:
         put("upgrade.run", self.upgrade_run)
         return cells
 
+    def fresh(self, label: str, overlay: Path | None = None) -> Tree:
+        """A fresh tree for one step, after the entry's setup commands (plain python, in its
+        working folder: what the project's README says to run first)."""
+        tree = self.ws.tree(self.entry, self.home / label, overlay=overlay)
+        for number, script in enumerate(self.entry.setup):
+            done = proc.run([self.tools.python, *shlex.split(script)], tree.cwd, self.tools.env, self.entry.timeout,
+                            self.logs, f"{label.replace('/', '-')}.setup{number}")
+            if done.returncode != 0:
+                raise SetupFailed(f"setup `python {script}` failed: {proc.failure_line(done.stderr, done.stdout)}",
+                                  proc.tail(done.stderr))
+        return tree
+
     # ---- the original -----------------------------------------------------------------------
     def original(self) -> Cell:
-        tree = self.ws.tree(self.entry, self.home / "run")
+        tree = self.fresh("run")
         if self.tools.run_steps:
             cmd = [self.tools.python, "-m", "tf1clip", "run", "--steps", str(self.steps), tree.script]
             record = None
@@ -116,6 +135,8 @@ class ScriptRun:
         done = proc.run([*cmd, *self.entry.args], tree.cwd, env, self.entry.timeout, self.logs, "run")
         cell = _process_cell(done)
         cell.detail["command"] = "tf1clip run --steps" if record is None else "tf1clip.parity.record --side old"
+        if record is None:  # its one line when the cut stopped the script; none when it ran to its end
+            cell.detail["stopped"] = f"stopped after {self.steps} updates" in done.stderr
         _add_record(cell, record)
         return cell
 
@@ -167,8 +188,7 @@ class ScriptRun:
         if migrated.status not in ("ok", "tf2", "compat"):
             return Cell("skip", reason=f"migrate --to {to} failed")
         out, _, _ = self.migration(to)
-        source_nb = out / os.path.relpath(self.entry.path, self.entry.workdir or ".") if self.entry.notebook else None
-        tree = self.ws.tree(self.entry, self.home / to, overlay=out, notebook_from=source_nb)
+        tree = self.fresh(to, overlay=out)
         return self._record_new(tree, f"{to}.run")
 
     def _record_new(self, tree, label: str) -> Cell:
@@ -187,9 +207,8 @@ class ScriptRun:
             which = "the original" if original.status != "ok" else f"the {to} output"
             return Cell("skip", reason=f"{which} did not run")
         out, _, _ = self.migration(to)
-        source_nb = out / os.path.relpath(self.entry.path, self.entry.workdir or ".") if self.entry.notebook else None
-        old = self.ws.tree(self.entry, self.home / f"parity-{to}" / "old")
-        new = self.ws.tree(self.entry, self.home / f"parity-{to}" / "new", overlay=out, notebook_from=source_nb)
+        old = self.fresh(f"parity-{to}/old")
+        new = self.fresh(f"parity-{to}/new", overlay=out)
         result = self.home / f"parity-{to}.json"
         cmd = [self.tools.python, "-m", "tf1clip", "parity", old.script, new.script, "--steps", str(self.steps),
                "--json", result, "--timeout", str(self.entry.timeout)]
@@ -203,7 +222,7 @@ class ScriptRun:
         if done.returncode == 1 and result.is_file():
             data = json.loads(result.read_text())
             problems = data.get("problems") or ["diverged"]
-            cell.reason = f"diverged: {problems[0]}"
+            cell.reason = f"diverged: {_divergence(data) or problems[0]}"
             cell.detail["problems"] = problems
         return cell
 
@@ -248,8 +267,7 @@ class ScriptRun:
             (overlay / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(single, overlay / rel)
             out = overlay
-        tree = self.ws.tree(self.entry, self.home / "upgrade", overlay=out,
-                            notebook_from=out / rel if self.entry.notebook else None)
+        tree = self.fresh("upgrade", overlay=out)
         cell = self._record_new(tree, "upgrade.run")
         cell.detail.update(detail)
         return cell
@@ -264,6 +282,23 @@ def _process_cell(done: proc.Finished) -> Cell:
     return Cell("fail", done.seconds, reason=proc.failure_line(done.stderr, done.stdout),
                 evidence=proc.tail(done.stderr + "\n--- stdout ---\n" + proc.tail(done.stdout, 8)),
                 detail={"exit": done.returncode})
+
+
+def _divergence(result: dict) -> str:
+    """Which quantities left tolerance at the first divergent step: `step 1: grad_norm_pre`
+    (equal losses with different gradient norms point at different batches; a different first
+    loss at different data or starting weights)."""
+    rtol, atol = result.get("rtol", 0.0), result.get("atol", 0.0)
+    for opt in result.get("optimizers", []):
+        step = opt.get("first_divergent_step")
+        row = next((r for r in opt.get("rows", []) if r.get("step") == step), None)
+        if row is None:
+            continue
+        fields = [name for name in ("loss", "grad_norm_pre", "grad_norm_post")
+                  if row.get(f"{name}_abs") is not None and row.get(f"{name}_new") is not None
+                  and not row[f"{name}_abs"] <= atol + rtol * abs(row[f"{name}_new"])]
+        return f"optimizer {opt.get('index')} step {step}: {', '.join(fields) or 'values'} out of tolerance"
+    return ""
 
 
 def _add_record(cell: Cell, record: Path | None) -> None:

@@ -16,6 +16,8 @@ A TOML file (`benchmarks/realworld-manifest.toml` is the one for the development
     why = "imported by train.py"   # ... and why, in a line
     data = ["mnist:MNIST_data"]    # generator:path (relative to the repository root, or absolute)
     args = ["--train"]             # command-line arguments
+    setup = ["data.py"]            # run first with plain python in cwd (what its README says)
+    remove = ["dir/model"]         # repository files taken away first (say why in note)
     cwd = "dir"                    # where it runs, from the repository root (default: its folder)
     module = "pkg.main"            # run as `python -m pkg.main` (from cwd) instead of as a file
     steps = 2                      # its own step cut
@@ -47,8 +49,8 @@ SKIP_KINDS = {
     "not-tf1": "not TF 1.x graph code (TF 0.x API, or no TensorFlow at all)",
 }
 
-KNOWN_KEYS = {"repo", "path", "skip", "why", "data", "args", "cwd", "module", "steps", "timeout", "trains",
-              "note"}
+KNOWN_KEYS = {"repo", "path", "skip", "why", "data", "remove", "args", "setup", "cwd", "module", "steps",
+              "timeout", "trains", "note"}
 
 
 class ManifestError(Exception):
@@ -63,7 +65,9 @@ class Entry:
     skip: str | None = None
     why: str = ""
     data: list[tuple[str, str]] = field(default_factory=list)   # (generator, path)
+    remove: list[str] = field(default_factory=list)
     args: list[str] = field(default_factory=list)
+    setup: list[str] = field(default_factory=list)
     cwd: str | None = None
     module: str | None = None
     steps: int | None = None
@@ -141,7 +145,8 @@ def load(path) -> Manifest:
                 raise ManifestError(f"{where}: data {spec!r} is not GENERATOR:PATH")
             data.append((gen, target))
         entry = Entry(repo=item["repo"], commit=commit, path=item["path"], skip=item.get("skip"),
-                      why=item.get("why", ""), data=data, args=[str(a) for a in item.get("args", [])],
+                      why=item.get("why", ""), data=data, remove=list(item.get("remove", [])),
+                      args=[str(a) for a in item.get("args", [])], setup=list(item.get("setup", [])),
                       cwd=item.get("cwd"), module=item.get("module"), steps=item.get("steps"),
                       timeout=float(item.get("timeout", defaults.get("timeout", 300))),
                       trains=bool(item.get("trains", True)), note=item.get("note", ""))

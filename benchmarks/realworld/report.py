@@ -8,7 +8,7 @@ one-line errors, the variable names after "final weights differ".
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from realworld.jobs import COLUMNS, PASSING
 
@@ -20,16 +20,27 @@ _RULES = [
     (re.compile(r"\bline \d+"), "line N"),
     (re.compile(r"0x[0-9a-fA-F]+"), "0x…"),
     (re.compile(r"(final weights differ|final value missing on \w+): .*"), r"\1: …"),
-    (re.compile(r"\b\d+(?:\.\d+)?(?:e[-+]?\d+)?\b"), "N"),
+    (re.compile(r"(?<!TF )(?<!TensorFlow )(?<!Keras )(?<!Python )\b\d+(?:\.\d+)?(?:e[-+]?\d+)?\b"), "N"),
     (re.compile(r"\s+"), " "),
 ]
 
 
-def normalise(reason: str) -> str:
-    """The cause in `reason`, with the details that differ between occurrences taken out."""
+# For the TF2 tier's reasons, which name the construct: the kind of refusal is the cause.
+_LOOSE = [
+    (re.compile(r"^line \d+: "), ""),
+    (re.compile(r"`[^`]*`"), "`…`"),
+    (re.compile(r"\((?!…\))(?:[^()]|\(…\))*\)"), "(…)"),   # not "(…)" itself: the loop below ends
+]
+
+
+def normalise(reason: str, loose: bool = False) -> str:
+    """The cause in `reason`, with the details that differ between occurrences taken out
+    (loose: also the names in backquotes and parentheses)."""
     text = reason.strip()
-    for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement in (_LOOSE if loose else []) + _RULES:
+        text, count = pattern.subn(replacement, text)
+        while count and replacement == "(…)":   # nested parentheses, innermost first
+            text, count = pattern.subn(replacement, text)
     return text[:240]
 
 
@@ -37,16 +48,13 @@ def counts(rows: list[dict]) -> dict:
     """Per column: passing (ok, or tf2 for the tier), attempted (all but n/a), and each status."""
     out = {}
     for column in COLUMNS:
-        statuses = [row["cells"][column]["status"] for row in rows if column in row["cells"]]
-        tally = defaultdict(int)
-        for status in statuses:
-            tally[status] += 1
-        out[column] = {"passing": sum(tally[s] for s in PASSING),
+        tally = Counter(row["cells"][column]["status"] for row in rows if column in row["cells"])
+        out[column] = {"passing": sum(tally.get(s, 0) for s in PASSING),
                        "attempted": sum(n for s, n in tally.items() if s != "n/a"), **tally}
     return out
 
 
-def group_failures(rows: list[dict], statuses=("fail", "timeout")) -> list[dict]:
+def group_failures(rows: list[dict], statuses=("fail", "timeout"), loose: bool = False) -> list[dict]:
     """[{reason, example, cells: [[script, column], ...]}], most frequent first."""
     groups: dict[str, dict] = {}
     for row in rows:
@@ -55,7 +63,7 @@ def group_failures(rows: list[dict], statuses=("fail", "timeout")) -> list[dict]
             if not cell or cell["status"] not in statuses:
                 continue
             raw = cell["reason"] or cell["status"]
-            key = normalise(raw) if cell["status"] != "timeout" else "timeout: " + normalise(raw)
+            key = normalise(raw, loose) if cell["status"] != "timeout" else "timeout: " + normalise(raw)
             group = groups.setdefault(key, {"reason": key, "example": raw, "cells": []})
             group["cells"].append([row["name"], column])
     return sorted(groups.values(), key=lambda g: (-len(g["cells"]), g["reason"]))
@@ -64,7 +72,7 @@ def group_failures(rows: list[dict], statuses=("fail", "timeout")) -> list[dict]
 def build(rows: list[dict], excluded: list[dict], meta: dict) -> dict:
     return {**meta, "columns": list(COLUMNS), "counts": counts(rows), "rows": rows, "excluded": excluded,
             "failures": group_failures(rows),
-            "tf2_refusals": group_failures(rows, statuses=("compat",))}
+            "tf2_refusals": group_failures(rows, statuses=("compat",), loose=True)}
 
 
 def _md_escape(text: str) -> str:
@@ -110,6 +118,8 @@ def _groups_md(title: str, groups: list[dict]) -> list[str]:
         for name, column in group["cells"]:
             by_column[column].append(name)
         where = "; ".join(f"{column}: {', '.join(names)}" for column, names in by_column.items())
-        out.append(f"- **{len(group['cells'])}×** `{_md_escape(group['reason'])}`  \n  {_md_escape(where)}")
+        fence = "``" if "`" in group["reason"] else "`"   # a code span that holds backquotes
+        out.append(f"- **{len(group['cells'])}×** {fence} {_md_escape(group['reason'])} {fence}  \n"
+                   f"  {_md_escape(where)}")
     out.append("")
     return out

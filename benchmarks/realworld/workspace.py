@@ -76,23 +76,26 @@ class Workspace:
         return self.once(("pristine", entry.repo, entry.commit),
                          lambda: snapshots.extract(tar, self.cache / "pristine" / tar.stem))
 
-    def tree(self, entry: Entry, dest: Path, overlay: Path | None = None,
-             notebook_from: Path | None = None) -> Tree:
+    def tree(self, entry: Entry, dest: Path, overlay: Path | None = None) -> Tree:
         """A fresh tree at `dest`: the repository, `overlay` copied over the working folder (a
-        migrated copy of it), the entry's data, and the file to run."""
+        migrated copy of it), the entry's data, and the file to run (a notebook's code cells as
+        a .py beside it: the migrated notebook's when the overlay holds one)."""
         tar, _ = self.exported(entry)
         snapshots.extract(tar, dest)
         workdir = dest / entry.workdir
         if overlay is not None:
             shutil.copytree(overlay, workdir, dirs_exist_ok=True, symlinks=True)
+        for gone in entry.remove:
+            path = dest / gone
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
         for gen, target in entry.data:
             self.place_data(gen, target, dest)
         cwd = workdir
         script = dest / entry.path
         if entry.notebook:
-            source = notebook_from or script
+            notebook = script
             script = script.with_name(script.stem + "_ipynb.py")
-            script.write_text(notebook_code(source))
+            script.write_text(notebook_code(notebook))
         if entry.module:
             script = cwd / LAUNCHER_NAME
             script.write_text(_LAUNCHER.format(module=entry.module))

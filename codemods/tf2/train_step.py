@@ -32,6 +32,7 @@ from codemods.tf2 import shapes as shp
 from codemods.tf2 import _base
 from codemods.tf2._base import (NameTransformer, Names, Note, Refuse, arg, code, fresh, keywords, names_in,
                                 target_names, walk)
+from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 from codemods.tf2.symbols import tf_alias
 
 # The module's own name for `tensorflow` (`import tensorflow as tf1`): generated code uses it.
@@ -73,16 +74,6 @@ GRADIENTS = "tensorflow.gradients"
 MSE = "tensorflow.losses.mean_squared_error"
 TOTAL_LOSS = "tensorflow.losses.get_total_loss"
 KERAS_OPTIMIZERS = {"tensorflow.keras.optimizers.Adam": "Adam", "tensorflow.keras.optimizers.SGD": "SGD"}
-# TF1 initializers whose TF2 spelling draws from the same distribution (values are per-run anyway).
-INITIALIZER_TABLE = {
-    "tensorflow.random_uniform_initializer": "tf.random_uniform_initializer",
-    "tensorflow.random_normal_initializer": "tf.random_normal_initializer",
-    "tensorflow.zeros_initializer": "tf.zeros_initializer",
-    "tensorflow.ones_initializer": "tf.ones_initializer",
-    "tensorflow.constant_initializer": "tf.constant_initializer",
-    "tensorflow.glorot_uniform_initializer": "tf.keras.initializers.GlorotUniform",
-    "tensorflow.truncated_normal_initializer": "tf.keras.initializers.TruncatedNormal",
-}
 # Calls that create variables as a side effect (other than the mapped dense layers).
 VARIABLE_MAKERS = ("tensorflow.contrib", "tensorflow.nn.rnn_cell", "tensorflow.nn.dynamic_rnn",
                    "tensorflow.nn.static_rnn", "tensorflow.layers", "slim", "tensorflow.keras.layers",
@@ -438,7 +429,13 @@ class Converter:
         first = stmt(f"{layer} = {ctor}\n").with_changes(leading_lines=st.leading_lines)
         self.out += [first, stmt(f"{layer}.build((None, {shape[-1]}))\n")]
         self.shapes[out] = shape[:-1] + [code(units) if units is not None else None]
-        base = "dense" if q != DENSE or arg(call, None, "name") is None else arg(call, None, "name").evaluated_value
+        given = arg(call, None, "scope" if q in SLIM_FC else "name")
+        if given is not None and not isinstance(given, cst.SimpleString):
+            self.refuse(st, f"the layer's {'scope' if q in SLIM_FC else 'name'} `{code(given)}` is not a string "
+                            "literal: TF1's variable names (get_collection, checkpoints) are not known here")
+        # TF1's variable-name prefix: tf.layers.dense → `dense[_k]` or its name; slim → `fully_connected[_k]`
+        # or its scope (slim's default scope name, uniquified like TF1's variable_scope default_name)
+        base = ("fully_connected" if q in SLIM_FC else "dense") if given is None else given.evaluated_value
         k = self.dense_counts.get((scope, base), 0)
         self.dense_counts[(scope, base)] = k + 1
         tf1_name = "/".join(p for p in (scope, base + (f"_{k}" if k else "")) if p)
@@ -469,9 +466,13 @@ class Converter:
                 init_code = "tf.keras.initializers.GlorotUniform()"  # TF1 get_variable's default
             else:
                 iq = self.names.of(init.func) if isinstance(init, cst.Call) else None
-                if iq not in INITIALIZER_TABLE:
+                if iq is None or not iq.startswith("tensorflow."):
                     self.refuse(st, f"initializer `{code(init)}` is not in tf1clip's table")
-                init_code = INITIALIZER_TABLE[iq] + code(init)[len(code(init.func)):]
+                try:  # the TF 2 initializer drawing from the same distribution (TF 1's defaults written out)
+                    tf2_name, tf2_init = to_tf2(iq, init)
+                except NoTF2Mapping as exc:
+                    self.refuse(st, f"initializer `{code(init)}`: {exc.reason}")
+                init_code = tf2_name.replace("tensorflow.", "tf.", 1) + code(tf2_init)[len(code(tf2_init.func)):]
             dtype_code = "tf.float32" if dtype is None else code(dtype)
             value = f"{init_code}({code(shape)}, dtype={dtype_code})"
             parts = [value]
@@ -513,7 +514,10 @@ class Converter:
         pattern = scope.evaluated_value
         if re.escape(pattern) != pattern:
             self.refuse(st, "a get_collection scope that is a regular expression is not converted")
-        return self.trainable_list(st, name, [g for g in self.groups if g.tf1_name.startswith(pattern)])
+        selected = [g for g in self.groups if g.tf1_name.startswith(pattern)]
+        if not selected:
+            self.refuse(st, f"get_collection(scope={pattern!r}) selects no variable tf1clip knows the TF1 name of")
+        return self.trainable_list(st, name, selected)
 
     def optimizer_code(self, st, row: OptimizerRow, call: cst.Call) -> tuple:
         given: dict = {}

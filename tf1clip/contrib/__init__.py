@@ -9,18 +9,24 @@ import importlib
 
 from tf1clip.errors import UnsupportedSymbol
 
-PROVIDED = ("estimator", "framework", "layers", "rnn", "slim", "training")
+PROVIDED = ("cluster_resolver", "crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq",
+            "lookup", "opt", "rnn", "seq2seq", "slim", "tensorboard", "tpu", "training")
 
 _HINTS = {
-    "learn": "use tf.estimator or Keras",
-    "opt": "use the matching tf.compat.v1.train optimizer or a tf.keras optimizer",
-    "seq2seq": "use TensorFlow Addons' seq2seq or Keras layers",
     "distribute": "use tf.distribute",
-    "eager": "eager execution is built into TF 2",
     "keras": "use tf.keras",
-    "data": "use tf.data",
     "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
     "losses": "use tf.compat.v1.losses",
+    "summary": "use tf.compat.v2.summary (create_file_writer, scalar, ...)",
+    "distributions": "use TensorFlow Probability (tfp.distributions)",
+    "cudnn_rnn": "use tf.keras.layers.LSTM / GRU (they run cuDNN kernels on a GPU)",
+    "image": "use tf.image", "signal": "use tf.signal", "lite": "use tf.lite",
+    "quantize": "use the TensorFlow Model Optimization toolkit (tfmot.quantization)",
+    "predictor": "load the SavedModel with tf.saved_model.load",
+    "checkpoint": "use tf.train.Checkpoint",
+    "compiler": "use tf.function(jit_compile=True)",
+    "nccl": "use a tf.distribute strategy's all-reduce",
+    "graph_editor": "edit the graph with tf.compat.v1.graph_util or rebuild it",
 }
 
 

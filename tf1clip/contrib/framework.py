@@ -1,4 +1,7 @@
-"""tf.contrib.framework: global-step helpers, arg_scope and variable helpers (tf-slim's)."""
+"""tf.contrib.framework: global-step helpers, arg_scope and variable helpers (tf-slim's), and
+`nest` (TensorFlow's nest module, with TF 1.15's `is_sequence`, now `is_nested`)."""
+import types
+
 from tf1clip import _slim
 from tf1clip.contrib import forward
 
@@ -14,4 +17,20 @@ def get_global_step(graph=None):
     return _train().get_global_step(graph)
 
 
-__getattr__ = forward(__name__, "tf.contrib.framework", _train, _slim.load)
+def _nest():
+    from tensorflow.python.util import nest
+
+    module = types.ModuleType("tf.contrib.framework.nest", nest.__doc__)
+    module.__dict__.update({k: v for k, v in vars(nest).items() if not k.startswith("__")})
+    module.is_sequence = nest.is_nested
+    return module
+
+
+_forward = forward(__name__, "tf.contrib.framework", _train, _slim.load)
+
+
+def __getattr__(name):
+    if name == "nest":
+        globals()[name] = _nest()
+        return globals()[name]
+    return _forward(name)

@@ -1,9 +1,13 @@
 """tf.contrib.training: tf-slim's training helpers (clip_gradient_norms, multiply_gradients,
-create_train_op, ...), which are the contrib code, mended for TF 2.21."""
+create_train_op, ...), which are the contrib code, mended for TF 2.21; `HParams` and
+`parse_values` (tf1clip.contrib.hparam, TF 1.15's semantics)."""
 import sys
 
 from tf1clip import _slim
 from tf1clip.contrib import forward
+from tf1clip.contrib.hparam import HParams, parse_values
+
+__all__ = ["HParams", "parse_values"]
 
 
 def _training():
@@ -11,4 +15,9 @@ def _training():
     return sys.modules["tf_slim.training.training"]
 
 
-__getattr__ = forward(__name__, "tf.contrib.training", _training)
+_QUEUES = "use tf.data (tf.data.experimental.bucket_by_sequence_length / sample_from_datasets)"
+__getattr__ = forward(__name__, "tf.contrib.training", _training, hints={
+    "bucket_by_sequence_length": _QUEUES, "stratified_sample": _QUEUES, "rejection_sample": _QUEUES,
+    "batch_sequences_with_states": _QUEUES, "SequenceQueueingStateSaver": _QUEUES,
+    "evaluate_repeatedly": "loop over tf.train.checkpoints_iterator and run your evaluation",
+})

@@ -2,13 +2,14 @@
 
     tf1clip migrate PATH... [--to compat|tf2 [--strategy mirrored|multi_worker]]
                     [--diff | --inplace | --outtree DIR]
-                    [--check] [--report FILE.json] [-j N]
+                    [--check] [--report FILE.json] [-j N] [--verify [--verify-steps N]]
 
 With no output flag (or `--diff`) it prints a unified diff on stdout and writes nothing;
 `--inplace` rewrites the files, `--outtree DIR` writes a migrated mirror of the tree (other
 files copied). The per-file report and the summary go to stderr, `--report` writes them as
 JSON. Exit status: 2 when any file could not be processed (the others still are), else 1
-with `--check` when any file would change, else 0. Never imports TensorFlow.
+with `--check` when any file would change, else 0. Never imports TensorFlow (`--verify` runs
+`tf1clip parity` in subprocesses, see `tf1clip.migrate.verify`).
 """
 from __future__ import annotations
 
@@ -47,13 +48,31 @@ def _parser():
     parser.add_argument("--report", metavar="FILE.json", help="also write the report as JSON")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="parallel processes (0 = one per CPU; default 1)")
+    parser.add_argument("--verify", action="store_true",
+                        help="with --to tf2: run tf1clip parity on each converted script (in a scratch copy) and "
+                             "keep its TF2 output only if parity passes, else write the compat output")
+    parser.add_argument("--verify-steps", type=int, default=None, metavar="N",
+                        help=f"updates parity compares with --verify (default {DEFAULT_VERIFY_STEPS})")
     return parser
+
+
+DEFAULT_VERIFY_STEPS = 10
 
 
 def main(argv: list[str], debug: bool = False) -> int:
     args = _parser().parse_args(argv)
     if args.strategy and args.to != "tf2":
         raise UsageError(f"--strategy {args.strategy} needs --to tf2 (it distributes the TF2 tier's train step)")
+    if (args.verify or args.verify_steps is not None) and args.to != "tf2":
+        raise UsageError("--verify needs --to tf2 (it proves the TF2 tier's output by parity)")
+    if args.verify_steps is not None and not args.verify:
+        raise UsageError("--verify-steps needs --verify")
+    if args.verify and args.strategy == "multi_worker":
+        raise UsageError("--verify with --strategy multi_worker: parity runs one process; verify without the "
+                         "strategy (or with --strategy mirrored, checked with parity --replicas 2)")
+    steps = args.verify_steps if args.verify_steps is not None else DEFAULT_VERIFY_STEPS
+    if steps < 1:
+        raise UsageError(f"--verify-steps must be 1 or more, got {steps}")
     if args.jobs < 0:
         raise UsageError(f"-j must be 0 or more, got {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
@@ -72,8 +91,11 @@ def main(argv: list[str], debug: bool = False) -> int:
     work = tasks
     results: list[FileResult] = []
     progress = Progress(len([t for t in work if t.kind in ("python", "notebook")]))
+    verifier = _Verifier(steps, args.strategy, len([t for t in work if t.kind == "python"])) if args.verify else None
     try:
         for task, result in zip(work, _run(work, jobs)):
+            if verifier is not None:
+                result = verifier.check(task, result)
             if mode == "inplace" and result.status == "changed":
                 _write_inplace(task, result)
             elif mode == "outtree":
@@ -93,6 +115,8 @@ def main(argv: list[str], debug: bool = False) -> int:
     if args.report:
         options = {"to": args.to, "mode": mode, "check": args.check, "jobs": jobs,
                    "paths": args.paths, "outtree": args.outtree}
+        if args.verify:
+            options.update(verify=True, verify_steps=steps)
         if args.strategy:
             options["strategy"] = args.strategy
         try:
@@ -105,6 +129,41 @@ def main(argv: list[str], debug: bool = False) -> int:
     if args.check and summary["changed"]:
         return 1
     return 0
+
+
+# -- --verify ---------------------------------------------------------------------------------
+class _Verifier:
+    """Parity for each TF2-tier result; a failure swaps in the compat tier's output."""
+
+    def __init__(self, steps: int, strategy: Optional[str], total: int):
+        from tf1clip.migrate.verify import parity_options
+
+        self.steps, self.total, self.done = steps, total, 0
+        self.options = parity_options() + (["--replicas", "2"] if strategy == "mirrored" else [])
+
+    def check(self, task: Task, result: FileResult) -> FileResult:
+        import dataclasses
+
+        from tf1clip.migrate.verify import verify, why_not
+
+        if task.kind != "python" or result.status != "changed" or result.tier != "tf2":
+            return result
+        self.done += 1
+        print(f"tf1clip migrate: verifying {task.display} by parity ({self.steps} steps) ...", file=sys.stderr,
+              flush=True)
+        entry = verify(task.source, result.new_text or "", self.steps, self.options)
+        verdict = "PASS: TF2 output kept" if entry["passed"] else f"FAIL: {why_not(entry)}; compat output instead"
+        print(f"tf1clip migrate: {task.display}: {verdict} ({entry['seconds']:g} s)", file=sys.stderr, flush=True)
+        if entry["passed"]:
+            result.parity = entry
+            return result
+        fallback = process(dataclasses.replace(task, to="compat", strategy=None))
+        fallback.tier = "compat"
+        fallback.parity = entry
+        fallback.human.insert(0, Item(0, "verify", f"the TF2 tier's output was not kept: {why_not(entry)}; "
+                                                   "this is the compat tier's output"))
+        fallback.human += [h for h in result.human if h not in fallback.human]
+        return fallback
 
 
 # -- processing ------------------------------------------------------------------------------

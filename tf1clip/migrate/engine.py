@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codemods import COMPAT_RULES, Note
+from codemods import COMPAT_RULES, NUMPY_ONLY, Note
 from codemods.engine import apply
 from codemods.errors import EngineError
 
@@ -34,8 +34,17 @@ class Outcome:
 
 def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> Outcome:
     """Apply the compat tier's `rules` to `text`. Raises MigrationError when the text cannot be
-    parsed or rewritten (the file is then left unchanged)."""
+    parsed or rewritten (the file is then left unchanged). A file that is not TF 1.x code gets
+    the rules that apply to any file (`NUMPY_ONLY`), and keeps its reason when they change
+    nothing."""
     if "tensorflow" not in text and "tf_slim" not in text:
+        anywhere = [r for r in rules if r in NUMPY_ONLY and r.applies_to(text)]
+        if anywhere:
+            try:
+                result = apply(text, anywhere, filename)
+            except EngineError:  # not TensorFlow code, and not ours to judge
+                return Outcome(text, reason="does not use TensorFlow")
+            return Outcome(result.text, result.notes, reason="" if result.text != text else "does not use TensorFlow")
         return Outcome(text, reason="does not use TensorFlow")
     try:
         result = apply(text, rules, filename)
@@ -56,15 +65,34 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         if strategy:
             raise ValueError("a strategy applies to the TF2 tier only (to='tf2')")
         return migrate_text(text, filename)
-    from codemods.tf2 import convert
+    from codemods.tf2 import Result, convert
 
-    result = convert(text, filename)
+    # NumPy 2 spellings first (they keep every line where it was, so both tiers' notes stay
+    # on the input's lines); the compat fallback applies the same rule itself.
+    numpy = Outcome(text)
+    if any(r.applies_to(text) for r in NUMPY_ONLY):
+        try:
+            done = apply(text, NUMPY_ONLY, filename)
+            numpy = Outcome(done.text, done.notes)
+        except EngineError:
+            pass
+    try:
+        result = convert(numpy.text, filename)
+    except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file
+        result = Result(None, [Note(0, "tf2", "human", f"not converted to the TF2 tier: internal error "
+                                                      f"({type(exc).__name__}: {exc}); kept on the compat tier")])
     if result.text is not None:
-        out, notes = result.text, list(result.notes)
+        out = result.text
+        notes = sorted([*numpy.notes, *result.notes], key=lambda n: (n.line, n.kind != "change"))
         if strategy and result.text != text:
             from codemods.tf2.distribute import distribute
 
-            dist = distribute(result.text, filename, strategy, source=text)
+            try:
+                dist = distribute(result.text, filename, strategy, source=text)
+            except Exception as exc:  # noqa: BLE001 - as distribute's own refusal: single-device output kept
+                dist = Result(None, [Note(0, "distribute", "human",
+                                          f"not distributed (--strategy {strategy}): internal error "
+                                          f"({type(exc).__name__}: {exc}); the single-device TF2 output is kept")])
             out = dist.text if dist.text is not None else out
             notes = sorted([*notes, *dist.notes], key=lambda n: (n.line, n.kind != "change"))
         return Outcome(out, notes,

@@ -45,6 +45,7 @@ class FileResult:
     runtime: list[str] = field(default_factory=list)
     written: Optional[str] = None     # where the new file went (--inplace / --outtree)
     tier: Optional[str] = None        # with --to tf2: "tf2" or "compat" (fell back)
+    parity: Optional[dict] = None     # with --verify: the parity table (tf1clip.migrate.verify)
     # not serialized: the new bytes and the diff, carried from the worker to the writer
     new_bytes: Optional[bytes] = None
     old_text: Optional[str] = None
@@ -64,6 +65,8 @@ class FileResult:
             out["written"] = self.written
         if self.tier:
             out["tier"] = self.tier
+        if self.parity is not None:
+            out["parity"] = self.parity
         return out
 
     def lines(self) -> list[str]:
@@ -84,6 +87,10 @@ class FileResult:
         if self.runtime:
             out.append(f"  {self.path}: imports the tf1clip runtime (nothing in TF 2.21 stands in): "
                        + ", ".join(self.runtime))
+        if self.parity is not None:
+            from tf1clip.migrate.verify import text_lines
+
+            out += text_lines(self.path, self.parity)
         return out
 
 
@@ -103,6 +110,8 @@ def summarize(results: list[FileResult]) -> dict:
         "other_files": sum(1 for r in results if r.kind == "other" and r.status != "error"),
         "tf2_tier": sum(1 for r in results if r.tier == "tf2" and r.status == "changed"),
         "compat_fallback": sum(1 for r in results if r.tier == "compat" and r.status == "changed"),
+        "verified": sum(1 for r in results if r.parity is not None and r.parity.get("passed")),
+        "verify_failed": sum(1 for r in results if r.parity is not None and not r.parity.get("passed")),
     }
 
 
@@ -117,6 +126,9 @@ def summary_line(summary: dict, mode: str) -> str:
     if summary["tf2_tier"] or summary["compat_fallback"]:
         text += (f"; {summary['tf2_tier']} to the TF2 tier, {summary['compat_fallback']} to the compat tier "
                  "(not convertible exactly: see the places left for a human)")
+    if summary.get("verified") or summary.get("verify_failed"):
+        text += (f"; parity: {summary['verified']} TF2 outputs verified, {summary['verify_failed']} failed "
+                 "(compat output written instead)")
     if summary["other_files"]:
         text += f"; {summary['other_files']} non-Python files"
     return text

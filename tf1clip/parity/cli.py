@@ -1,14 +1,17 @@
 """`tf1clip parity OLD NEW`: run both scripts in subprocesses, compare, report.
 
 OLD runs under the compat runtime (graph mode, TF_USE_LEGACY_KERAS=1), NEW under plain
-TensorFlow 2.21; each in its own process with a timeout, in the current directory, with
-PYTHONHASHSEED=0 and Python/NumPy/TF seeds fixed. Neither script is edited.
+TensorFlow 2.21 (under the compat runtime too when it is an identical copy of OLD: the
+harness checking itself). Each runs in its own process with a timeout, in its own fresh copy
+of the working directory (workdir.py), with PYTHONHASHSEED=0 and the randomness policy of
+randomness.py. Neither script nor any file of the user's is edited.
 Exit: 0 pass, 1 diverged, 2 error (a script crashed, timed out, or its variables don't match).
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +20,8 @@ from dataclasses import dataclass, field
 from tf1clip._source import check_source
 from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
+from tf1clip.parity import workdir
+from tf1clip.parity.randomness import policy
 from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
 
@@ -39,63 +44,110 @@ class ParityOutcome:
 def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.DEFAULT_RTOL,
                atol: float = cmp.DEFAULT_ATOL, args=(), deterministic: bool = False,
                timeout: float = 600.0, cwd: str | None = None, progress=None,
-               new_env: dict | None = None, replicas: int | None = None) -> ParityOutcome:
-    """Record OLD then NEW and compare. Raises ParityError when they cannot be compared."""
+               new_env: dict | None = None, replicas: int | None = None, transfer: bool = True,
+               no_dropout: bool = False, keep: bool = False) -> ParityOutcome:
+    """Record OLD then NEW, each in a fresh copy of `cwd`, and compare.
+
+    Raises ParityError when they cannot be compared. With keep=True the copies stay and the
+    result says where (result["kept"]); otherwise they are removed.
+    """
+    sources = []
     for path in (old, new):
         if not os.path.isfile(path):
             raise ParityError(f"{path}: no such file")
         with open(path, "rb") as handle:
-            problem = check_source(path, handle.read())
+            sources.append(handle.read())
+        problem = check_source(path, sources[-1])
         if problem is not None:
             raise ParityError(problem.one_line())
-    with tempfile.TemporaryDirectory(prefix="tf1clip-parity-") as tmp:
-        old_dir, new_dir = os.path.join(tmp, "old"), os.path.join(tmp, "new")
+    same_program = sources[0] == sources[1]
+    base = os.path.abspath(cwd or os.getcwd())
+    tmp = tempfile.mkdtemp(prefix="tf1clip-parity-")
+    sides = {}
+    try:
+        for side in ("old", "new"):
+            try:
+                made = workdir.mirror(base, os.path.join(tmp, side, "work"), exclude=(tmp,))
+            except (workdir.WorkdirError, OSError) as exc:
+                raise ParityError(str(exc)) from None
+            sides[side] = made.target
+        old_dir, new_dir = os.path.join(tmp, "old", "record"), os.path.join(tmp, "new", "record")
         common = [f"--steps={steps}"] if steps else []
         if deterministic:
             common.append("--deterministic")
-        _record("OLD", old, ["--side=old", f"--out={old_dir}", *common], args, timeout, cwd, progress,
-                env={"TF_USE_LEGACY_KERAS": "1"})
+        if no_dropout:
+            common.append("--no-dropout")
+        common.append(f"--protect={base}")
+        _record("OLD", _in_copy(old, base, sides["old"]), ["--side=old", f"--out={old_dir}", *common], args,
+                timeout, sides["old"], progress, env={"TF_USE_LEGACY_KERAS": "1"}, shown=old)
         old_record = cmp.load_record(old_dir)
         if not old_record["optimizers"] or not old_record.get("initial"):
-            raise ParityError(f"{old}: made no optimizer update under the compat runtime; nothing to compare")
+            raise ParityError(f"{old}: made no update under the compat runtime (no optimizer update and no "
+                              "Session.run that writes a model variable); nothing to compare")
         init = os.path.join(old_dir, "initial.npz")
         new_options = [f"--replicas={replicas}"] if replicas else []
-        _record("NEW", new, ["--side=new", f"--out={new_dir}", f"--init={init}", *common, *new_options], args,
-                timeout, cwd,
-                progress, env=new_env or {}, mismatch_dir=new_dir)
+        if not transfer:
+            new_options.append("--no-transfer")
+        env = dict(new_env or {})
+        if same_program:
+            new_options.append("--face")
+            env["TF_USE_LEGACY_KERAS"] = "1"
+        _record("NEW", _in_copy(new, base, sides["new"]),
+                ["--side=new", f"--out={new_dir}", f"--init={init}", *common, *new_options], args,
+                timeout, sides["new"], progress, env=env, mismatch_dir=new_dir, shown=new)
         new_record = cmp.load_record(new_dir)
-    result = cmp.compare(old_record, new_record, rtol=rtol, atol=atol)
+    except ParityError as exc:
+        if keep:
+            raise ParityError(f"{exc}\n(working copies kept: OLD {sides.get('old')}, NEW {sides.get('new')})") from None
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    result = cmp.compare(old_record, new_record, rtol=rtol, atol=atol, initial=not transfer)
     result["old"], result["new"] = os.path.abspath(old), os.path.abspath(new)
     result["steps_requested"] = steps
+    result["randomness"] = policy(no_dropout)
+    result["transfer"] = transfer
+    result["new_runtime"] = "TF 1.x face (an identical copy of OLD)" if same_program else "plain TensorFlow 2"
+    result["kept"] = {"old": sides["old"], "new": sides["new"]} if keep else None
     return ParityOutcome(result, cmp.format_report(result, os.path.basename(old), os.path.basename(new)),
                          old_record, new_record)
 
 
-def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_dir=None):
+def _in_copy(script: str, base: str, copy: str) -> str:
+    """The script a side runs: its copy when it lies in the working directory, else itself."""
+    path = os.path.abspath(script)
+    if workdir.inside(path, base):
+        return os.path.join(copy, os.path.relpath(path, base))
+    return path
+
+
+def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_dir=None, shown=None):
+    shown = shown or script
     full_env = dict(os.environ)
     full_env.pop("TF_USE_LEGACY_KERAS", None)
     full_env.update({"PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": full_env.get("TF_CPP_MIN_LOG_LEVEL", "2")})
     full_env.update(env)
-    command = [sys.executable, "-m", "tf1clip.parity.record", *options, "--", os.path.abspath(script), *args]
+    command = [sys.executable, "-m", "tf1clip.parity.record", *options, "--", script, *args]
     if progress:
-        progress(f"running {label}: {script}")
+        progress(f"running {label}: {shown}")
     try:
         proc = subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise ParityError(f"{script}: {label} did not finish within {timeout:g} s (raise --timeout or lower --steps)")
+        raise ParityError(f"{shown}: {label} did not finish within {timeout:g} s (raise --timeout or lower --steps)")
     if proc.returncode == 0:
         return
     if proc.returncode == EXIT_MISMATCH and mismatch_dir:
         with open(os.path.join(mismatch_dir, "record.json")) as handle:
             mismatch = json.load(handle)["mismatch"]
-        raise ParityError(_mismatch_message(script, mismatch))
+        raise ParityError(_mismatch_message(shown, mismatch))
     tail = _last_lines(proc.stderr)
     if proc.returncode == EXIT_CRASH:
-        raise ParityError(f"{script}: {label} crashed: {tail}")
+        raise ParityError(f"{shown}: {label} crashed: {tail}")
     if proc.returncode == EXIT_NO_STRATEGY and mismatch_dir:
         with open(os.path.join(mismatch_dir, "record.json")) as handle:
-            raise ParityError(f"{script}: {json.load(handle)['error']}")
-    raise ParityError(f"{script}: {label} failed (exit {proc.returncode}): {tail}")
+            raise ParityError(f"{shown}: {json.load(handle)['error']}")
+    raise ParityError(f"{shown}: {label} failed (exit {proc.returncode}): {tail}")
 
 
 def _last_lines(text: str, n: int = 1) -> str:
@@ -128,9 +180,12 @@ def main(argv: list[str], debug: bool = False) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, script_args = argv[:cut], argv[cut + 1:]
-    parser = make_parser("parity", "Prove that NEW (TF2) trains like OLD (TF1) from the same start.")
+    parser = make_parser("parity", "Prove that NEW (TF2) trains like OLD (TF1) from the same start. Each side "
+                                   "runs in its own copy of the working directory, with equal seeds; "
+                                   "see docs/parity.md.")
     parser.add_argument("old", help="the TF 1.x script (run under the compat runtime)")
-    parser.add_argument("new", help="the migrated TF 2 script (run under plain TensorFlow)")
+    parser.add_argument("new", help="the migrated TF 2 script (run under plain TensorFlow; under the compat "
+                                    "runtime when it is an identical copy of OLD)")
     parser.add_argument("--steps", type=int, help="compare the first N updates (default: all)")
     parser.add_argument("--rtol", type=float, default=cmp.DEFAULT_RTOL)
     parser.add_argument("--atol", type=float, default=cmp.DEFAULT_ATOL)
@@ -140,6 +195,13 @@ def main(argv: list[str], debug: bool = False) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
     parser.add_argument("--replicas", type=int, metavar="N",
                         help="run NEW under a MirroredStrategy over N logical CPU devices (same global batch)")
+    parser.add_argument("--no-transfer", action="store_true",
+                        help="do not load OLD's start values into NEW; compare the start values too")
+    parser.add_argument("--no-dropout", action="store_true",
+                        help="run dropout as the identity on both sides (for NEW code whose random ops "
+                             "cannot draw what OLD's draw: the --to tf2 tier)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each side's copy of the working directory; the report says where")
     opts = parser.parse_args(argv)
     if opts.steps is not None and opts.steps < 1:
         raise UsageError("parity: --steps must be >= 1")
@@ -148,7 +210,8 @@ def main(argv: list[str], debug: bool = False) -> int:
     try:
         outcome = run_parity(opts.old, opts.new, steps=opts.steps, rtol=opts.rtol, atol=opts.atol,
                              args=script_args, deterministic=opts.deterministic, timeout=opts.timeout,
-                             replicas=opts.replicas,
+                             replicas=opts.replicas, transfer=not opts.no_transfer, no_dropout=opts.no_dropout,
+                             keep=opts.keep,
                              progress=lambda msg: print(f"tf1clip parity: {msg}", file=sys.stderr, flush=True))
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)
@@ -162,4 +225,8 @@ def main(argv: list[str], debug: bool = False) -> int:
             json.dump(outcome.result, handle, indent=1, default=str)
     if opts.plot:
         cmp.plot(outcome.result, opts.plot)
+    if outcome.result["errors"]:
+        for error in outcome.result["errors"]:
+            print(f"tf1clip parity: error: {error}", file=sys.stderr)
+        return 2
     return 0 if outcome.passed else 1

@@ -24,7 +24,7 @@ DEFAULT_ATOL = 1e-12
 def load_record(folder: str) -> dict:
     with open(os.path.join(folder, "record.json")) as handle:
         record = json.load(handle)
-    for label in ("initial", "final"):
+    for label in ("initial", "final", "steps"):
         path = os.path.join(folder, f"{label}.npz")
         record[label] = None
         if os.path.exists(path):
@@ -49,9 +49,16 @@ def _close(a, b, rtol, atol):
     return abs(a - b) <= atol + rtol * abs(b)
 
 
-def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> dict:
-    """Everything the report shows, as plain data (this is what --json writes)."""
-    result = {"rtol": rtol, "atol": atol, "optimizers": [], "problems": [], "passed": True}
+def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
+            initial: bool = False) -> dict:
+    """Everything the report shows, as plain data (this is what --json writes).
+
+    `problems` are differences (FAIL, exit 1); `errors` are things recorded on one side only,
+    which cannot be compared (exit 2): each names the variable. `initial=True` (--no-transfer)
+    also compares the updated variables' start values.
+    """
+    result = {"rtol": rtol, "atol": atol, "optimizers": [], "problems": [], "errors": [], "state": [],
+              "initial": [], "passed": True}
     old_opts, new_opts = old["optimizers"], new["optimizers"]
     if len(old_opts) != len(new_opts):
         result["problems"].append(f"OLD updated {len(old_opts)} optimizer(s), NEW {len(new_opts)}")
@@ -75,12 +82,16 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
                 # a quantity only one side could identify is reported, not judged
                 if a is not None and b is not None and not _close(a, b, rtol, atol):
                     ok = False
+            if o_opt.get("writes"):
+                ok = _step_weights(row, o_opt, n_opt, old.get("steps"), new.get("steps"), rtol, atol,
+                                   result["errors"]) and ok
             row["ok"] = ok
             if not ok and first_bad is None:
                 first_bad = o["step"]
             rows.append(row)
         result["optimizers"].append({
             "index": o_opt["index"], "old_name": o_opt["name"], "new_name": n_opt["name"],
+            "writes": bool(o_opt.get("writes")),
             "rows": rows, "first_divergent_step": first_bad,
             "weights": _weights(o_opt, n_opt, old.get("final"), new.get("final"), rtol, atol),
         })
@@ -88,11 +99,32 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
         if opt["first_divergent_step"] is not None:
             result["problems"].append(
                 f"optimizer {opt['index']}: step {opt['first_divergent_step']} leaves tolerance")
-        bad = [w["name"] for w in opt["weights"] if not w["ok"]]
+        for w in opt["weights"]:
+            if w.get("missing"):
+                result["errors"].append(f"variable {w['name']} ({w['key']}) was recorded on "
+                                        f"{'NEW' if w['missing'] == 'OLD' else 'OLD'} only: "
+                                        f"no final value on {w['missing']}")
+        bad = [w["name"] for w in opt["weights"] if not w["ok"] and not w.get("missing")]
         if bad:
             result["problems"].append(f"optimizer {opt['index']}: final weights differ: {', '.join(bad)}")
-    result["passed"] = not result["problems"]
+    _compare_state(result, old, new, rtol, atol)
+    if initial:
+        _compare_initial(result, old, new, rtol, atol)
+    result["passed"] = not result["problems"] and not result["errors"]
     return result
+
+
+def _close_arrays(a, b, rtol, atol):
+    """(ok, max |a - b|, note) for two arrays: max |OLD - NEW| <= atol + rtol * max |NEW|."""
+    if a.shape != b.shape:
+        return False, None, f"shape {a.shape} vs {b.shape}"
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if not diff_ok_nan(a64, b64):
+        return False, None, "NaN on one side only"
+    diff = np.abs(np.nan_to_num(a64) - np.nan_to_num(b64))
+    max_diff = float(diff.max()) if diff.size else 0.0
+    scale = float(np.abs(np.nan_to_num(b64)).max()) if b64.size else 0.0
+    return max_diff <= atol + rtol * scale, max_diff, None
 
 
 def _weights(o_opt, n_opt, old_final, new_final, rtol, atol):
@@ -104,20 +136,87 @@ def _weights(o_opt, n_opt, old_final, new_final, rtol, atol):
         a = None if old_final is None else old_final.get(key)
         b = None if new_final is None else new_final.get(key)
         if a is None or b is None:
-            entry.update(ok=False, max_abs_diff=None, note="final value missing on " + ("OLD" if a is None else "NEW"))
-        elif a.shape != b.shape:
-            entry.update(ok=False, max_abs_diff=None, note=f"shape {a.shape} vs {b.shape}")
+            side = "OLD" if a is None else "NEW"
+            entry.update(ok=False, max_abs_diff=None, missing=side, note=f"no final value on {side}")
         else:
-            a64, b64 = a.astype(np.float64), b.astype(np.float64)
-            if not diff_ok_nan(a64, b64):
-                entry.update(ok=False, max_abs_diff=None, note="NaN on one side only")
-            else:
-                diff = np.abs(np.nan_to_num(a64) - np.nan_to_num(b64))
-                max_diff = float(diff.max()) if diff.size else 0.0
-                scale = float(np.abs(np.nan_to_num(b64)).max()) if b64.size else 0.0
-                entry.update(ok=max_diff <= atol + rtol * scale, max_abs_diff=max_diff, scale=scale)
+            ok, max_diff, note = _close_arrays(a, b, rtol, atol)
+            entry.update(ok=ok, max_abs_diff=max_diff, note=note)
         out.append(entry)
     return out
+
+
+def _step_weights(row, o_opt, n_opt, old_steps, new_steps, rtol, atol, errors):
+    """A step of variable writes (no optimizer): every written variable's value after it."""
+    ok, worst = True, 0.0
+    for var in o_opt["variables"]:
+        name = f"{var['key']}@{row['step']}"
+        a = None if old_steps is None else old_steps.get(name)
+        b = None if new_steps is None else new_steps.get(name)
+        if a is None or b is None:
+            message = (f"variable {var['name']} ({var['key']}) was written on "
+                       f"{'NEW' if a is None else 'OLD'} only at step {row['step']}")
+            if message not in errors:
+                errors.append(message)
+            ok = False
+            continue
+        close, max_diff, _ = _close_arrays(a, b, rtol, atol)
+        ok = ok and close
+        worst = max(worst, max_diff if max_diff is not None else math.inf)
+    row["weights_abs"] = worst
+    return ok
+
+
+def _compare_state(result, old, new, rtol, atol):
+    """Other model state the steps wrote (batch norm's moving statistics, ...), by final value.
+
+    OLD's and NEW's state variables are matched as start values are: in creation order within
+    each shape. One left over on either side is an error naming it."""
+    old_state, new_state = old.get("state") or [], new.get("state") or []
+    if old_state and not new.get("state_observed", True):
+        result["state_note"] = (f"{len(old_state)} state variable(s) of OLD not compared: NEW runs eagerly, "
+                                "where parity does not see which variables a step writes")
+        return
+    remaining = list(new_state)
+    for entry in old_state:
+        match = next((n for n in remaining if n["shape"] == entry["shape"]), None)
+        if match is None:
+            result["errors"].append(f"state variable {entry['name']} {tuple(entry['shape'])} is written by OLD's "
+                                    "steps only")
+            continue
+        remaining.remove(match)
+        a = (old.get("final") or {}).get(entry["key"])
+        b = (new.get("final") or {}).get(match["key"])
+        item = {"name": entry["name"], "new_name": match["name"]}
+        if a is None or b is None:
+            result["errors"].append(f"state variable {entry['name']} has no final value on "
+                                    f"{'OLD' if a is None else 'NEW'}")
+            item.update(ok=False, max_abs_diff=None)
+        else:
+            ok, max_diff, note = _close_arrays(a, b, rtol, atol)
+            item.update(ok=ok, max_abs_diff=max_diff, note=note)
+            if not ok:
+                result["problems"].append(f"state variable {entry['name']} differs at the end")
+        result["state"].append(item)
+    for entry in remaining:
+        result["errors"].append(f"state variable {entry['name']} {tuple(entry['shape'])} is written by NEW's "
+                                "steps only")
+
+
+def _compare_initial(result, old, new, rtol, atol):
+    """--no-transfer: each updated variable's start value, OLD's against NEW's own."""
+    old_initial, new_initial = old.get("initial") or {}, new.get("initial") or {}
+    for opt in old["optimizers"]:
+        for var in opt["variables"]:
+            a, b = old_initial.get(var["key"]), new_initial.get(var["key"])
+            if a is None or b is None:
+                result["errors"].append(f"variable {var['name']} ({var['key']}) has no start value on "
+                                        f"{'OLD' if a is None else 'NEW'}")
+                continue
+            ok, max_diff, note = _close_arrays(a, b, rtol, atol)
+            result["initial"].append({"key": var["key"], "name": var["name"], "ok": ok, "max_abs_diff": max_diff,
+                                      "note": note})
+            if not ok:
+                result["problems"].append(f"start value of {var['name']} differs (initializers)")
 
 
 def diff_ok_nan(a, b):
@@ -146,13 +245,27 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
     out = io.StringIO()
     console = Console(file=out, width=200, color_system="standard" if color else None, force_terminal=color,
                       highlight=False, soft_wrap=True)
-    console.print(f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} (TF2)"
-                  f"  rtol={result['rtol']:g} atol={result['atol']:g}", markup=False)
+
+    def say(text: str, style=None) -> None:
+        console.print(Text(text, style=style) if style else text, markup=False)
+
+    new_runtime = result.get("new_runtime", "TF2")
+    say(f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} ({new_runtime})"
+        f"  rtol={result['rtol']:g} atol={result['atol']:g}")
+    if result.get("randomness"):
+        say(f"randomness: {result['randomness']}")
+    if "transfer" in result:
+        say("start values: " + ("OLD's loaded into NEW" if result["transfer"] else
+                                "--no-transfer: each side's own, compared"))
+    if result.get("kept"):
+        say(f"working copies kept: OLD {result['kept']['old']}  NEW {result['kept']['new']}")
     for opt in result["optimizers"]:
-        console.print(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}", markup=False)
+        say(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}")
+        writes = opt.get("writes")
         table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold" if color else None)
         table.add_column("  step", justify="right", min_width=6)
-        for header in ("loss OLD", "loss NEW", "abs diff", "rel diff", "gnorm(pre) d", "gnorm(post) d"):
+        for header in ("loss OLD", "loss NEW", "abs diff", "rel diff", "gnorm(pre) d",
+                       "max|W diff|" if writes else "gnorm(post) d"):
             table.add_column(header, justify="right", min_width=11)
         table.add_column("")
         rows = opt["rows"]
@@ -162,23 +275,37 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
             if row["step"] != last + 1 and last:
                 table.add_row("...")
             last = row["step"]
-            style = None if row["ok"] else "red"
+            post = row.get("weights_abs") if writes else row.get("grad_norm_post_abs")
             table.add_row(str(row["step"]), _fmt(row["loss_old"]), _fmt(row["loss_new"]), _fmt(row.get("loss_abs")),
-                          _fmt(row.get("loss_rel")), _fmt(row.get("grad_norm_pre_abs")),
-                          _fmt(row.get("grad_norm_post_abs")), "" if row["ok"] else "<-- out of tolerance",
-                          style=style)
+                          _fmt(row.get("loss_rel")), _fmt(row.get("grad_norm_pre_abs")), _fmt(post),
+                          "" if row["ok"] else "<-- out of tolerance", style=None if row["ok"] else "red")
         console.print(table)
         first = opt["first_divergent_step"]
-        console.print(f"  first step out of tolerance: {first if first is not None else 'none'}", markup=False)
-        console.print("  final weights (largest |OLD - NEW| per variable):", markup=False)
+        say(f"  first step out of tolerance: {first if first is not None else 'none'}")
+        say("  final weights (largest |OLD - NEW| per variable):")
         for w in opt["weights"]:
             note = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
             names = w["name"] if not w.get("new_name") or w["new_name"] == w["name"] else f"{w['name']} ~ {w['new_name']}"
-            console.print(Text(f"    {names}: {_fmt(w.get('max_abs_diff'))}  {note}",
-                               style=None if w["ok"] else "red"))
+            say(f"    {names}: {_fmt(w.get('max_abs_diff'))}  {note}", None if w["ok"] else "red")
+    if result.get("state"):
+        say("other state written by the steps (largest |OLD - NEW| at the end):")
+        for w in result["state"]:
+            note = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
+            names = w["name"] if w["new_name"] == w["name"] else f"{w['name']} ~ {w['new_name']}"
+            say(f"    {names}: {_fmt(w.get('max_abs_diff'))}  {note}", None if w["ok"] else "red")
+    if result.get("state_note"):
+        say(f"note: {result['state_note']}")
+    if result.get("initial"):
+        say("start values (--no-transfer; largest |OLD - NEW|):")
+        for w in result["initial"]:
+            say(f"    {w['name']}: {_fmt(w.get('max_abs_diff'))}  {w.get('note') or ('ok' if w['ok'] else 'DIFFERENT')}",
+                None if w["ok"] else "red")
     for problem in result["problems"]:
-        console.print(f"problem: {problem}", markup=False)
-    console.print(Text("PASS" if result["passed"] else "FAIL", style="bold green" if result["passed"] else "bold red"))
+        say(f"problem: {problem}")
+    for error in result.get("errors", []):
+        say(f"error: {error}", "red")
+    verdict = "PASS" if result["passed"] else ("ERROR" if result.get("errors") else "FAIL")
+    say(verdict, "bold green" if result["passed"] else "bold red")
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").split("\n"))
 
 

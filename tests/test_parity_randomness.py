@@ -1,0 +1,140 @@
+"""Randomness under `tf1clip parity`: `--no-dropout` makes dropout the identity on both sides
+(checked against numbers computed by hand), through every dropout entry point; the default
+policy seeds graphs the script creates itself. Real TensorFlow in real subprocesses."""
+import json
+import re
+
+import numpy as np
+
+from conftest import FIXTURES, run_python, run_tf1clip
+
+PAIR = FIXTURES / "parity" / "dropout_tf1.py", FIXTURES / "parity" / "dropout_tf2.py"
+
+
+def _hand_losses(steps, lr=0.1):
+    """dropout_tf1.py with dropout as the identity: mean((X w - Y)^2), w from 0.5, plain GD."""
+    x = np.linspace(-1.0, 1.0, 24).reshape(8, 3)
+    y = np.arange(8).reshape(8, 1) / 4.0
+    w = np.full((3, 1), 0.5)
+    losses = []
+    for _ in range(steps):
+        error = x @ w - y
+        losses.append(float(np.mean(error ** 2)))
+        w = w - lr * 2.0 * x.T @ error / len(x)
+    return losses
+
+
+def test_no_dropout_makes_tf1_and_tf2_dropout_the_identity(tmp_path):
+    report = tmp_path / "report.json"
+    proc = run_tf1clip("parity", *PAIR, "--no-dropout", "--json", report, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "randomness: --no-dropout: dropout is the identity on both sides" in proc.stdout
+    rows = json.loads(report.read_text())["optimizers"][0]["rows"]
+    expected = _hand_losses(4)  # 0.870451, 0.825701, ...
+    assert np.allclose([r["loss_old"] for r in rows], expected, rtol=1e-6, atol=0)
+    assert np.allclose([r["loss_new"] for r in rows], expected, rtol=1e-6, atol=0)
+
+
+def test_without_no_dropout_the_different_random_streams_fail(tmp_path):
+    proc = run_tf1clip("parity", *PAIR, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "randomness: same seeds on both sides" in proc.stdout
+    assert "step 1 leaves tolerance" in proc.stdout
+
+
+TF1_ENTRY_POINTS = """
+import numpy as np
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+x = tf.constant(np.arange(1.0, 25.0, dtype=np.float32).reshape(2, 3, 4))
+flat = tf.reshape(x, [2, 12])
+outs = {
+    "nn.dropout keep_prob": tf.nn.dropout(flat, keep_prob=0.5),
+    "nn.dropout rate": tf.nn.dropout(flat, rate=0.5),
+    "layers.dropout": tf.layers.dropout(flat, rate=0.5, training=True),
+    "layers.Dropout": tf.layers.Dropout(0.5)(flat, training=True),
+    "keras Dropout": tf.keras.layers.Dropout(0.5)(flat, training=True),
+    "keras SpatialDropout1D": tf.keras.layers.SpatialDropout1D(0.5)(x, training=True),
+    "contrib.layers.dropout": tf.contrib.layers.dropout(flat, keep_prob=0.5),
+    "slim.dropout": slim.dropout(flat, keep_prob=0.5, is_training=True),
+}
+# DropoutWrapper around an identity-like cell: compare with the same cell unwrapped
+cell = tf.nn.rnn_cell.BasicRNNCell(4, activation=tf.identity, name="cell")
+plain, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope="plain")
+for variational in (False, True):
+    wrapped = tf.nn.rnn_cell.DropoutWrapper(cell, input_keep_prob=0.5, output_keep_prob=0.5, state_keep_prob=0.5,
+                                            variational_recurrent=variational, input_size=4, dtype=tf.float32)
+    out, _ = tf.nn.dynamic_rnn(wrapped, x, dtype=tf.float32, scope="plain")
+    outs[f"DropoutWrapper variational={variational}"] = out - plain
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    values = sess.run(outs)
+    base = {"keras SpatialDropout1D": sess.run(x)}
+    for name, value in sorted(values.items()):
+        reference = base.get(name, sess.run(flat)) if not name.startswith("DropoutWrapper") else 0.0
+        print(f"{name}: {float(np.abs(value - reference).max())}")
+"""
+
+TF2_ENTRY_POINTS = """
+import numpy as np
+import tensorflow as tf
+x = tf.constant(np.arange(1.0, 25.0, dtype=np.float32).reshape(2, 3, 4))
+outs = {
+    "nn.dropout": tf.nn.dropout(x, rate=0.5),
+    "stateless_dropout": tf.nn.experimental.stateless_dropout(x, rate=0.5, seed=[1, 2]),
+    "keras Dropout": tf.keras.layers.Dropout(0.5)(x, training=True),
+    "keras SpatialDropout1D": tf.keras.layers.SpatialDropout1D(0.5)(x, training=True),
+}
+layer = tf.keras.layers.Dropout(0.5)
+traced = tf.function(lambda t: layer(t, training=True))
+outs["keras Dropout in tf.function"] = traced(x)
+for name, value in sorted(outs.items()):
+    print(f"{name}: {float(np.abs(value.numpy() - x.numpy()).max())}")
+"""
+
+
+def _record(tmp_path, side, source, *options):
+    script = tmp_path / f"{side}.py"
+    script.write_text(source)
+    env = {"TF_USE_LEGACY_KERAS": "1"} if side == "old" else None
+    return run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
+                      "--", script, cwd=tmp_path, env=env)
+
+
+def _max_diffs(stdout):
+    return {name: float(value) for name, value in re.findall(r"^(.+): ([0-9.e+-]+)$", stdout, re.M)}
+
+
+def test_every_dropout_entry_point_is_the_identity_with_no_dropout(tmp_path):
+    for side, source, count in (("old", TF1_ENTRY_POINTS, 10), ("new", TF2_ENTRY_POINTS, 5)):
+        proc = _record(tmp_path, side, source, "--no-dropout")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        diffs = _max_diffs(proc.stdout)
+        assert len(diffs) == count, proc.stdout
+        assert all(d == 0.0 for d in diffs.values()), diffs
+        # and the same script without the option does drop (so the check above can fail)
+        proc = _record(tmp_path, side, source)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        dropped = _max_diffs(proc.stdout)
+        assert all(d > 0.0 for d in dropped.values()), dropped
+
+
+SEEDS_IN_OWN_GRAPH = """
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+with tf.Graph().as_default():
+    with tf.Session() as sess:
+        print("own graph", sess.run(tf.random_uniform([3])).tolist())
+tf.reset_default_graph()
+with tf.Session() as sess:
+    print("reset graph", sess.run(tf.random_uniform([3])).tolist())
+"""
+
+
+def test_graphs_the_script_makes_get_the_same_seed_every_run(tmp_path):
+    printed = []
+    for _ in range(2):
+        proc = _record(tmp_path, "new", SEEDS_IN_OWN_GRAPH)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        printed.append(proc.stdout)
+    assert printed[0] == printed[1] and printed[0].count("graph") == 2

@@ -1,0 +1,69 @@
+"""Parity checks itself: a script against its `--to compat` migration and against an identical
+copy of itself must pass, for every legacy fixture and for one fixture per failure class of
+issue 13 (fixtures/parity/README.md). Real scripts, real TensorFlow, real subprocesses.
+
+The two programs are the same program, so any difference is the harness': unequal
+randomness (MNIST reader, dropout, tf.data shuffles), an update it does not see (batch norm's
+moving statistics, gradient descent written with tf.assign) or files one side left for the
+other (a checkpoint restored at start).
+"""
+import json
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, make_mnist, run_tf1clip, tail
+
+LEGACY = sorted(p.name for p in (FIXTURES / "legacy").glob("*.py"))
+CLASSES = {  # fixture -> updates its whole run makes
+    "mnist_no_seed.py": 8,
+    "random_ops_in_step.py": 8,
+    "batch_norm_contrib.py": 6,
+    "assign_gradient_descent.py": 8,
+    "checkpoint_resume.py": 6,
+}
+SCRIPTS = [FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES]
+
+
+def _updates(script):
+    return CLASSES.get(script.name, 10)  # every legacy fixture makes 10 updates
+
+
+def _parity(old, new, cwd, *options):
+    report = cwd / f"parity-{new.stem}.json"
+    proc = run_tf1clip("parity", old, new, "--json", report, *options, cwd=cwd, timeout=600)
+    return proc, (json.loads(report.read_text()) if report.exists() else None)
+
+
+def _check_pass(proc, result, script, label):
+    assert proc.returncode == 0, f"{script.name} vs {label}: exit {proc.returncode}\n{proc.stdout[-3000:]}\n" \
+                                 f"{tail(proc.stderr)}"
+    assert result["passed"] and not result["problems"] and not result["errors"]
+    rows = [row for opt in result["optimizers"] for row in opt["rows"]]
+    per_update = len(result["optimizers"][0]["rows"])
+    assert per_update == _updates(script), f"{script.name}: {per_update} steps compared"
+    assert all(row["ok"] for row in rows)
+    assert all(w["ok"] for opt in result["optimizers"] for w in opt["weights"])
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_script_passes_against_its_compat_migration_and_a_copy(script, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    if "mnist" in script.name:
+        make_mnist().write_mnist(work / "MNIST_data")
+    migrated = run_tf1clip("migrate", script, "--to", "compat", "--outtree", tmp_path / "compat", cwd=tmp_path)
+    assert migrated.returncode == 0, migrated.stderr
+    compat = tmp_path / "compat" / script.name
+    assert compat.read_text() != script.read_text()  # a different file: the compat face, no tf1clip.run
+    copy = work / f"copy_{script.name}"
+    shutil.copyfile(script, copy)
+
+    proc, result = _parity(script, compat, work)
+    _check_pass(proc, result, script, "its compat migration")
+    proc, result = _parity(script, copy, work)
+    _check_pass(proc, result, script, "an identical copy")
+    assert result["new_runtime"].startswith("TF 1.x face")
+    # the user's working directory is left as it was: no checkpoint, no log written into it
+    assert sorted(p.name for p in work.iterdir()) == sorted(
+        ["MNIST_data"] * ("mnist" in script.name) + [copy.name] + [p.name for p in work.glob("parity-*.json")])

@@ -1,0 +1,104 @@
+"""The TF2 tier is never wrong: each probe is refused at the right line, or converted and proven.
+
+fixtures/tf2_safety/probes/ holds tiny TF 1.x scripts, one per construct that once came out
+of the TF2 tier silently wrong or as an `error` (issue 14's code review): `keep_prob` passed as
+TF 2's drop rate, a fed learning rate dropped, a variable reset dropped, a variable created
+inside an expression, `reduction_indices=`/`keep_dims=`, slim's variable names under
+`get_collection(scope=)`, a one-shot dataset iterator, `hypothesis = x_train * W + b` left
+outside the tape, TF 1's softmax cross-entropy (labels' gradient stopped), and the two inputs
+that crashed a step. For each, `tf1clip migrate --to tf2` must either
+
+* refuse: the compat tier's output, with a TF2-tier note at the line of the construct, or
+* convert: the output runs under plain `python` and passes `tf1clip parity` against the
+  original (real TensorFlow, real subprocesses), and converting it again changes nothing.
+
+Which one happens may change as the translator learns constructs; being wrong may not.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_tf1clip
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from codemods.tf2 import convert  # noqa: E402
+from tf1clip.migrate.engine import migrate, migrate_text  # noqa: E402
+
+PROBES = ROOT / "fixtures" / "tf2_safety" / "probes"
+
+# probe → the source text of the line(s) a refusal must point at (the construct refused).
+WHERE = {
+    "dropout_keep_prob": ["tf.nn.dropout(hidden, keep_prob)"],
+    "lr_placeholder": ["learning_rate = tf.placeholder", "GradientDescentOptimizer(learning_rate)"],
+    "init_reset": ["sess.run(init)"],
+    "variable_in_expression": ["tf.Variable(tf.random_normal"],
+    "reduction_indices": ["reduction_indices=[1]"],
+    "slim_scope_collection": ["get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=\"head\")",
+                              "scope=\"head\")"],
+    "dataset_one_shot": ["make_one_shot_iterator()", "iterator.get_next()", "pred = tf.layers.dense(x, 2)"],
+    "module_level_hypothesis": ["hypothesis = x_train * W + b"],
+    "module_level_hypothesis_session": ["hypothesis = x_train * W + b", "sess = tf.Session()",
+                                        "sess.run(tf.global_variables_initializer())"],
+    "softmax_xent_v1": ["softmax_cross_entropy_with_logits(labels=smoothed"],
+    "dense_name_variable": ["name=LAYER"],
+    "run_placeholder": ["sess.run(x, feed_dict={x: data_x})"],
+}
+
+
+def _probes():
+    found = sorted(p.stem for p in PROBES.glob("*.py"))
+    assert found == sorted(WHERE), "every probe needs its expected refusal line(s) in WHERE"
+    return found
+
+
+def _lines(text: str, snippets: list) -> set:
+    return {i for i, line in enumerate(text.splitlines(), 1) if any(s in line for s in snippets)}
+
+
+@pytest.mark.parametrize("probe", _probes())
+def test_probe_is_refused_at_its_line_or_converted_and_proven(probe, tmp_path):
+    source = PROBES / f"{probe}.py"
+    text = source.read_text()
+    outcome = migrate(text, source.name, to="tf2")
+    if outcome.tier == "compat":
+        assert outcome.text == migrate_text(text, source.name).text  # the compat tier's output, unchanged
+        compile(outcome.text, source.name, "exec")
+        refusals = [n for n in outcome.notes if n.kind == "human" and "not converted to the TF2 tier" in n.message]
+        assert len(refusals) == 1, outcome.notes
+        expected = _lines(text, WHERE[probe])
+        assert expected, f"no line of {probe} holds {WHERE[probe]}"
+        assert refusals[0].line in expected, (refusals[0], expected)
+        assert "Traceback" not in refusals[0].message
+        return
+    assert outcome.tier == "tf2"
+    new = tmp_path / source.name
+    new.write_text(outcome.text)
+    assert "tf1clip" not in outcome.text
+    assert convert(outcome.text, source.name).text == outcome.text  # converting twice = once
+    proc = run_tf1clip("parity", source, new, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "PASS" in proc.stdout
+
+
+def test_a_crashing_step_is_a_refusal_not_an_error(tmp_path):
+    """Through the CLI: the two inputs that crashed a step end as compat-tier files (exit 0), with
+    their lines in the report, never as `error`."""
+    for probe in ("dense_name_variable", "run_placeholder"):
+        (tmp_path / f"{probe}.py").write_text((PROBES / f"{probe}.py").read_text())
+    report = tmp_path / "report.json"
+    proc = run_tf1clip("migrate", tmp_path / "dense_name_variable.py", tmp_path / "run_placeholder.py",
+                       "--to", "tf2", "--report", report, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    files = {Path(f["path"]).stem: f for f in json.loads(report.read_text())["files"]}
+    for probe in ("dense_name_variable", "run_placeholder"):
+        entry = files[probe]
+        assert entry["status"] == "changed" and entry["tier"] == "compat", entry
+        lines = {h["line"] for h in entry["left_for_human"] if h["rule"] in ("train_step", "symbols")}
+        assert lines & _lines((PROBES / f"{probe}.py").read_text(), WHERE[probe]), entry

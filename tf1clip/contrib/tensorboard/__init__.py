@@ -1,0 +1,1 @@
+"""tf.contrib.tensorboard: `plugins.projector` (the embedding projector's config)."""

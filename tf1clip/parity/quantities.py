@@ -1,0 +1,38 @@
+"""The recorded quantities as TensorFlow computes them: a gradient target's loss, global norms."""
+from __future__ import annotations
+
+import numpy as np
+
+from tf1clip.parity.recorder import flatten
+
+
+def global_norm(grads):
+    """tf.linalg.global_norm of the present gradients; None when there are none."""
+    import tensorflow as tf
+
+    present = [g for g in grads if g is not None]
+    if not present:
+        return None
+    return tf.linalg.global_norm(present)
+
+
+def loss_value(target):
+    """The loss a gradient was taken of, as a Python float (eager); summed when not scalar."""
+    if target is None:
+        return None
+    import tensorflow as tf
+
+    flat = [t for t in flatten(target) if t is not None]
+    if not flat:
+        return None
+    return float(sum(float(tf.reduce_sum(t)) for t in flat))
+
+
+def loss_tensor(target):
+    """The same as a float64 tensor (graph / tf.function); NaN when there is no target."""
+    import tensorflow as tf
+
+    if target is None:
+        return tf.constant(np.nan)
+    flat = [tf.reduce_sum(tf.cast(t, tf.float64)) for t in flatten(target) if t is not None]
+    return tf.add_n(flat) if flat else tf.constant(np.nan, tf.float64)

@@ -1,0 +1,133 @@
+"""Equal, fixed randomness on both sides of a parity run, and the `--no-dropout` policy.
+
+Default: OLD and NEW are the same program (a script and its `--to compat` migration, or an
+identical copy), so every source of randomness is seeded the same way on both sides and they
+draw the same numbers:
+- Python's `random` and NumPy's global generator are seeded before the script runs (and
+  PYTHONHASHSEED=0 is in the environment);
+- TensorFlow's eager global seed is set, and so is the graph-level seed of every graph: the
+  default graph and each one the script makes (`tf.Graph()`, `reset_default_graph()`), also
+  when NEW enters graph mode itself with `tf.compat.v1.disable_v2_behavior()`. With a graph
+  seed, a random op without its own seed gets one derived from the graph's count of such ops,
+  so the same program gets the same seeds: initializers, dropout masks, `tf.data` shuffles,
+  and TF1's MNIST reader, which reseeds NumPy from `get_seed(None)` (random when no graph seed
+  is set). A script that sets its own seed keeps it.
+
+`--no-dropout`: where OLD and NEW are different programs (TF1 stateful random ops against TF2
+code: the `--to tf2` tier's output), their random streams cannot match, and a dropout mask
+drawn differently changes every step. With this option dropout is the identity on both
+sides: the expectation of the (inverted, rescaled) dropout noise, so the deterministic part of
+training is compared. It covers `tf.nn.dropout` (v1 `keep_prob` and v2 `rate`), everything
+built on it (`tf.layers.dropout` / `Dropout`, `tf.keras.layers.Dropout` and `SpatialDropout*`
+in Keras 3 and tf-keras, `tf.contrib.layers.dropout` / `slim.dropout`, the dropout arguments
+of Keras recurrent layers, rnn `DropoutWrapper`), also the `DropoutWrapper`'s variational
+recurrent masks. Other noise (`GaussianNoise`, `AlphaDropout`, random data augmentation)
+and the order of shuffled data still differ between different programs.
+"""
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import random
+import sys
+
+from tf1clip.steps import wrap
+
+DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global seed and every graph's "
+                  "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program)")
+NO_DROPOUT_POLICY = "--no-dropout: dropout is the identity on both sides (its expectation); other seeds as default"
+
+
+def policy(no_dropout: bool) -> str:
+    """The randomness policy in force, one line for the report header."""
+    return NO_DROPOUT_POLICY if no_dropout else DEFAULT_POLICY
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and TensorFlow (eager and every graph, present and future).
+
+    Call before the script runs and before it creates a graph; adds no graph ops.
+    """
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)
+    import tensorflow as tf
+    from tensorflow.python.framework import ops
+
+    def make_init(original):
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            if self.seed is None:
+                self.seed = seed  # a FuncGraph sets its own (its outer graph's) right after
+        return __init__
+
+    wrap(ops.Graph, "__init__", make_init)
+    tf.random.set_seed(seed)
+    graph = ops.get_default_graph()
+    if graph.seed is None:
+        graph.seed = seed
+
+
+def identity_dropout() -> None:
+    """Make dropout the identity in this process (`--no-dropout`)."""
+    from tensorflow.python.framework import ops
+    from tensorflow.python.ops import nn_ops
+
+    def make_dropout(original):
+        # nn_ops._dropout is TF 2.21's one implementation behind tf.nn.dropout (v1 and v2),
+        # stateless_dropout and general_dropout, which every dropout layer calls; a test
+        # checks each public entry point (tests/test_parity_randomness.py)
+        def _dropout(x, rate, noise_shape, uniform_sampler, dummy_rng_step, name, default_name):
+            return ops.convert_to_tensor(x, name="x")
+        return _dropout
+
+    wrap(nn_ops, "_dropout", make_dropout)
+
+    def patch_wrapper(module):
+        def make_variational(original):
+            def _variational_recurrent_dropout_value(self, unused_index, value, noise, keep_prob):
+                return value
+            return _variational_recurrent_dropout_value
+
+        for name in ("DropoutWrapper", "DropoutWrapperBase"):
+            cls = getattr(module, name, None)
+            if cls is not None and hasattr(cls, "_variational_recurrent_dropout_value"):
+                wrap(cls, "_variational_recurrent_dropout_value", make_variational)
+
+    for module in ("tf_keras.src.layers.rnn.legacy_cell_wrappers", "tf_keras.src.layers.rnn.cell_wrappers"):
+        after_import(module, patch_wrapper)
+
+
+def after_import(name: str, callback) -> None:
+    """Call callback(module) once module `name` is imported (now, if it already is)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        callback(module)
+        return
+    sys.meta_path.insert(0, _AfterImport(name, callback))
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """A finder that lets the others find `name`, then runs a callback after it executes."""
+
+    def __init__(self, name, callback):
+        self.name = name
+        self.callback = callback
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, callback = spec.loader, self.callback
+        execute = loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            callback(module)
+
+        loader.exec_module = exec_module
+        return spec
