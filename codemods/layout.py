@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from codemods import imports as imports_mod
-from codemods.nodes import COMPOUND, Stmt, blocks_of
+from codemods.nodes import COMPOUND, Stmt, blocks_of, one_string_token
 
 
 @dataclass(eq=False)
@@ -210,7 +210,7 @@ class Layout:
         if isinstance(node, ast.Assign):
             return any(isinstance(t, ast.Name) and t.id == "__strict__" for t in node.targets) and len(node.targets) == 1
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (str, bytes)):
-            return _one_string_token(self.file.segment(entry.stmt.first, entry.stmt.last + 1))
+            return one_string_token(self.file.segment(entry.stmt.first, entry.stmt.last + 1))
         return False
 
     def _lead_lines(self, entry: Entry) -> list:
@@ -274,15 +274,3 @@ class Layout:
                 new[0].lead_prefix_from = anchor
         self.body[at:at] = new
         return new
-
-
-def _one_string_token(source: str) -> bool:
-    """libcst parses a lone string statement as a SimpleString, two adjacent ones as a concatenation."""
-    import io
-    import tokenize
-
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.STRING]
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return len(tokens) == 1

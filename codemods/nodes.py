@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -23,6 +25,15 @@ def split_lines(text: str) -> list[str]:
     if start < len(text):
         lines.append(text[start:])
     return lines
+
+
+def one_string_token(source: str) -> bool:
+    """One string literal (libcst's SimpleString), not several written together (a concatenation)."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.STRING]
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return len(tokens) == 1
 
 
 def dotted(node: ast.AST) -> Optional[str]:

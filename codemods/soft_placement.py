@@ -13,15 +13,13 @@ change: soft placement only moves ops whose pinned device is missing or has no k
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from typing import Optional
 
 import libcst as cst
 
 from codemods._usage import TF, V1
 from codemods.command import command_attribute
-from codemods.nodes import Reference
+from codemods.nodes import Reference, one_string_token
 from codemods.rule import Invalid, Rule, Valid
 
 # Session makers (relative to tensorflow.compat.v1) -> the position of their `config` argument.
@@ -212,18 +210,9 @@ def _pins_a_device(file, call: ast.Call) -> bool:
     value = call.args[0]
     if isinstance(value, ast.Constant) and value.value is None:
         return False
-    if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)) and _one_token(file.source(value)):
+    if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)) and one_string_token(file.source(value)):
         return bool(value.value) and "cpu" not in str(value.value).lower()
     return True  # computed (or strings written together): may name a GPU
-
-
-def _one_token(source: str) -> bool:
-    """One string literal (libcst's SimpleString), not several written together."""
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.STRING]
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return len(tokens) == 1
 
 
 def _literal_accelerator(pin: str) -> bool:
