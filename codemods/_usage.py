@@ -81,11 +81,7 @@ def classify(module: cst.Module, imported_names: Callable[[cst.CSTNode], set],
     usage = Usage()
     for node in walk(module):
         if isinstance(node, (cst.Import, cst.ImportFrom)):
-            for name in import_module_names(node):
-                if name == TF or name.startswith(TF + ".") or name.startswith(TF1_RUNTIME):
-                    usage.imports_tf = True
-                if name.startswith(TF1_PACKAGES):
-                    usage.tf1.append((line_of(node), name))
+            classify_modules(usage, import_module_names(node), line_of(node))
         elif isinstance(node, (cst.Name, cst.Attribute)):
             for name in imported_names(node):
                 _classify_name(usage, name, node, line_of)
@@ -99,6 +95,15 @@ def _classify_name(usage: Usage, name: str, node: cst.CSTNode, line_of) -> None:
     if source is None:
         return
     classify_qname(usage, name, source, line_of(node))
+
+
+def classify_modules(usage: Usage, modules, line: int) -> None:
+    """Record the modules an import statement at `line` names (TensorFlow imported, TF 1 packages)."""
+    for name in modules:
+        if name == TF or name.startswith(TF + ".") or name.startswith(TF1_RUNTIME):
+            usage.imports_tf = True
+        if name.startswith(TF1_PACKAGES):
+            usage.tf1.append((line, name))
 
 
 def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:

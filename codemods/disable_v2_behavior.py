@@ -21,7 +21,8 @@ class DisableV2Behavior(Rule):
     RULE = "disable_v2_behavior"
 
     def leave_module(self, layout: Layout) -> None:
-        if self.usage.verdict != "tf1" or self.usage.disables_v2:
+        usage = layout.final_usage()  # judged on the output, as when each rule was its own pass
+        if usage.verdict != "tf1" or usage.disables_v2:
             return
         # Module level first; else the first block (function, class, if ...) that imports TF,
         # innermost first (the order libcst leaves blocks in).

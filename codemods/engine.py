@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from codemods import layout, render
 from codemods._base import Note
-from codemods._usage import TF, TF1_PACKAGES, TF1_RUNTIME, Usage, classify_qname
+from codemods._usage import Usage, classify_modules, classify_qname
 from codemods.errors import Conflict, EngineError
 from codemods.imports import AliasPlan
 from codemods.model import FileModel
@@ -233,11 +233,7 @@ def classify(model: FileModel) -> Usage:
     statement are not uses: libcst's scope analysis gives them no scope either)."""
     usage = Usage()
     for imp in model.imports:
-        for name in imp.modules:
-            if name == TF or name.startswith(TF + ".") or name.startswith(TF1_RUNTIME):
-                usage.imports_tf = True
-            if name.startswith(TF1_PACKAGES):
-                usage.tf1.append((imp.line, name))
+        classify_modules(usage, imp.modules, imp.line)
     for ref in model.references:
         names = ref.qnames
         if not names:

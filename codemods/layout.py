@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from codemods import imports as imports_mod
+from codemods._usage import Usage, classify_modules, classify_qname
 from codemods.nodes import COMPOUND, Stmt, blocks_of, one_string_token
 
 
@@ -89,6 +90,7 @@ class Layout:
         self.removed_stmts: set = set()
         self.body = self._entries(self.file.body)
         self._blocks: dict = {}
+        self._final_usage: Optional[Usage] = None
         self._add_imports()
 
     # -- what gets removed ----------------------------------------------------------------------------
@@ -220,6 +222,22 @@ class Layout:
         return self.file.lines[first - 1:end - 1]
 
     # -- names in the output -----------------------------------------------------------------------------
+    def final_usage(self) -> Usage:
+        """The classification (`codemods._usage`) of the output, as a rule run after the others'
+        rewrites saw it: `tf.app.flags` is TF 1 evidence, `tf.app.flags` once `tf` is
+        `tensorflow.compat.v1` is not."""
+        usage = Usage()
+        for imp in self.file.imports:
+            parts = self.shapes.get(id(imp))
+            modules = [m for part in parts for m in part.modules] if parts is not None else imp.modules
+            classify_modules(usage, modules, imp.line)
+        classify_modules(usage, [module for _, module in self.run.added], 0)
+        for line, text, qname in self.final_names():
+            classify_qname(usage, qname, text, line)
+        usage.tf1.sort(key=lambda t: t[0])
+        usage.tf2.sort(key=lambda t: t[0])
+        return usage
+
     def final_names(self) -> Iterator[tuple]:
         """(line, text, qualified name) of every use of an imported name in the output, in source
         order, the outermost link of a dotted name first (the order libcst's walk visits them;

@@ -58,7 +58,7 @@ class LegacyKeras(Rule):
     RULE = "legacy_keras"
 
     def leave_module(self, layout: Layout) -> None:
-        if self.usage.verdict not in ("tf1", "tf1-eager"):
+        if layout.final_usage().verdict not in ("tf1", "tf1-eager"):
             return
         if any(sets_legacy_env(stmt.node) for stmt in self.file.stmts.values()):
             return

@@ -75,8 +75,8 @@ class SoftPlacement(Rule):
                 self.calls.append((ref, parent, rel))
                 self.refs[id(node)] = ref
 
-    def leave_references(self) -> None:
-        if self.run.usage.verdict not in ("tf1", "tf1-eager"):
+    def leave_module(self, layout) -> None:
+        if layout.final_usage().verdict not in ("tf1", "tf1-eager"):  # the output's, as its own pass saw it
             return
         pins = [(ref.line, self.file.source(call.args[0])) for ref, call, rel in self.calls
                 if rel == "device" and _pins_a_device(self.file, call)]

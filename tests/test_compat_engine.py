@@ -122,8 +122,16 @@ def test_output_keeps_the_file_s_text(source, expected):
     assert migrate_text(out).text == out
 
 
-def test_the_verdict_is_taken_once_on_the_input():
-    """A TF 1 file whose only TF 1 name is a contrib alias of a core name: every rule sees the
-    same verdict (TF 1 graph code), so the file gets the compat face and graph mode together."""
+def test_insertions_are_judged_on_the_output():
+    """`disable_v2_behavior`, `legacy_keras` and `soft_placement` judge the file as the other
+    rules leave it (as when each rule was its own pass): a file whose only TF 1 name becomes a
+    name TF 2 also has gets the compat import but not graph mode; one that keeps a graph-only
+    name gets both."""
     out = migrate_text("import tensorflow as tf\nx = tf.contrib.framework.sort(y)\n").text
-    assert out == "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\nx = tf.sort(y)\n"
+    assert out == "import tensorflow.compat.v1 as tf\nx = tf.sort(y)\n"
+    flags = migrate_text("import tensorflow as tf\nFLAGS = tf.app.flags.FLAGS\n").text
+    assert flags == "import tensorflow.compat.v1 as tf\nFLAGS = tf.app.flags.FLAGS\n"
+    graph = migrate_text("import tensorflow as tf\nFLAGS = tf.app.flags.FLAGS\nx = tf.placeholder(tf.float32)\n").text
+    assert graph == ("import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\nFLAGS = tf.app.flags.FLAGS\n"
+                     "x = tf.placeholder(tf.float32)\n")
+
