@@ -1,10 +1,12 @@
 """tf1clip benchmarks: every measurement side by side with what it replaces, in one run.
 
     python benchmarks/run.py [--quick] [--json FILE] [--markdown FILE] [--only SECTION ...]
+                             [--snapshots DIR]
 
 Sections (each side of each row in its own fresh process; medians over repeated runs):
-  codemod    `tf1clip migrate` (compat / tf2 tier, -j 1 / -j 2) vs `tf_upgrade_v2` on one
-             generated tree of 500+ files; start-up of both
+  codemod    `tf1clip migrate` (compat / tf2 tier, -j 1 / -j 2) vs `tf_upgrade_v2` on a
+             generated tree of 500+ files and, with --snapshots DIR, on the development
+             corpus's Python files copied to ~500; start-up of both
   steptime   each fixture model: TF1 original in graph mode vs its TF2 migration
              (`tf.function`, and with `jit_compile=True`)
   clipcost   global-norm clipping on a 10M-parameter model; ClippedOptimizer vs by hand;
@@ -141,6 +143,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, metavar="N",
                         help="fresh-process runs per side (default: 3, quick: 1; the codemod section's tree rows "
                              "take minutes per run)")
+    parser.add_argument("--snapshots", metavar="DIR",
+                        help="git snapshots of the development corpus (owner+name/repo): the codemod section "
+                             "also times the real-shaped tree; without it those rows are skipped")
     opts = parser.parse_args(argv)
     info = machine()
     print(f"tf1clip benchmarks{' (quick: smoke test, not for reading)' if opts.quick else ''} on {info['cpu']}, "
@@ -153,6 +158,8 @@ def main(argv=None) -> int:
             module = importlib.import_module(SECTIONS[name])
             log = lambda msg, n=name: c.log_to_stderr(f"[{n}] {msg}")  # noqa: E731
             kwargs = {"repeats": opts.repeats} if opts.repeats else {}
+            if name == "codemod" and opts.snapshots:
+                kwargs["snapshots"] = opts.snapshots
             section_rows = module.run(opts.quick, log, **kwargs)
             if not section_rows:
                 raise RuntimeError("the section produced no rows")
