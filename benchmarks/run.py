@@ -75,6 +75,8 @@ def _fmt(value, metric="") -> str:
 
 
 def _goal(r: dict) -> str:
+    if r.get("goal"):
+        return r["goal"]
     parts = []
     if r.get("target") is not None:
         parts.append(("≤ " if r["better"] == "lower" else "≥ ") + f"{r['target']:g}×")
@@ -106,6 +108,10 @@ def markdown(rows: list[dict], info: dict) -> str:
     header when every row shares them, each distinct note once under the table."""
     out = [f"Measured {info['date']} on {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
            f"Python {info['python']}, TensorFlow {info['tensorflow']}, libcst {info['libcst']}."]
+    if info.get("load"):
+        out[0] += (" Load average (1 min) at each section's start and end, on a machine shared with "
+                   "other jobs: " + ", ".join(f"{name} {start:.1f} → {end:.1f}"
+                                             for name, (start, end) in info["load"].items()) + ".")
     sections = list(dict.fromkeys(r["section"] for r in rows))
     for section in sections:
         group = [r for r in rows if r["section"] == section]
@@ -151,9 +157,10 @@ def main(argv=None) -> int:
     print(f"tf1clip benchmarks{' (quick: smoke test, not for reading)' if opts.quick else ''} on {info['cpu']}, "
           f"{info['cores']} cores, {info['memory_gib']} GiB; TensorFlow {info['tensorflow']}", flush=True)
     rows, failed, started = [], [], time.perf_counter()
+    info["load"] = {}
     for name in opts.only or list(SECTIONS):
-        c.log_to_stderr(f"[{name}] starting")
-        t0 = time.perf_counter()
+        c.log_to_stderr(f"[{name}] starting (load average {os.getloadavg()[0]:.1f})")
+        t0, load0 = time.perf_counter(), os.getloadavg()[0]
         try:
             module = importlib.import_module(SECTIONS[name])
             log = lambda msg, n=name: c.log_to_stderr(f"[{n}] {msg}")  # noqa: E731
@@ -167,7 +174,8 @@ def main(argv=None) -> int:
         except Exception:  # noqa: BLE001 - one broken section must not hide the others
             failed.append(name)
             c.log_to_stderr(f"[{name}] FAILED:\n{traceback.format_exc()}")
-        c.log_to_stderr(f"[{name}] done in {time.perf_counter() - t0:.0f} s")
+        info["load"][name] = (load0, os.getloadavg()[0])
+        c.log_to_stderr(f"[{name}] done in {time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f})")
     print(table(rows))
     missed = [r for r in rows if r["met"] is False]
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s; goals met: "
