@@ -17,6 +17,7 @@ setup(
         "tf-keras==2.21.*",
         "tf-slim==1.1.0",
         "libcst>=1.1,<2",
+        "rich>=13",  # migrate's progress bar and coloured diff, parity's table (also a Keras 3 dependency)
         "numpy>=1.26",
     ],
     extras_require={

@@ -33,13 +33,14 @@ def env(extra: dict | None = None) -> dict:
 
 def row(section: str, name: str, metric: str, baseline_label: str, baseline: float | None,
         ours_label: str, ours: float | None, better: str = "lower", target: float | None = None,
-        note: str = "", samples: dict | None = None, limit: float | None = None) -> dict:
+        note: str = "", samples: dict | None = None, limit: float | None = None, goal: str = "") -> dict:
     """One table row: both sides, `ratio = ours / baseline`, and whether `target` is met.
 
     better='lower' (times, memory): met when ratio <= target; better='higher' (throughput):
     met when ratio >= target. `limit` is an absolute goal for `ours` alone (met when ours <=
-    limit). A side that could not be measured is None, with the reason in `note`; its ratio
-    is None too."""
+    limit). `goal` names where a measured target comes from (e.g. "≤ call floor (1.16×)"); the
+    table shows it instead of the bare target. A side that could not be measured is None, with
+    the reason in `note`; its ratio is None too."""
     ratio = None if not baseline or ours is None else ours / baseline
     met = None
     if target is not None and ratio is not None:
@@ -49,7 +50,7 @@ def row(section: str, name: str, metric: str, baseline_label: str, baseline: flo
     return {"section": section, "row": name, "metric": metric,
             "baseline_label": baseline_label, "baseline": baseline,
             "ours_label": ours_label, "ours": ours, "ratio": ratio, "better": better,
-            "target": target, "limit": limit, "met": met, "note": note, "samples": samples or {}}
+            "target": target, "limit": limit, "goal": goal, "met": met, "note": note, "samples": samples or {}}
 
 
 def median(values):

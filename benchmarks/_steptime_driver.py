@@ -107,7 +107,7 @@ _OPTIMIZER_METHODS = (  # (module, class, method) that apply gradients, hooked o
 _tracing: list = []       # the Functions whose Python body is running (i.e. being traced)
 _train_ids: set = set()   # ids of Functions that applied gradients when traced
 _hooked: set = set()
-_kept: list = []          # concrete functions of train steps
+_kept: list = []          # train-step Functions and their concrete functions (ids stay theirs)
 
 
 def _hook_optimizers():
@@ -124,6 +124,9 @@ def _marking(original):
     @functools.wraps(original)
     def applying(*args, **kwargs):
         _train_ids.update(map(id, _tracing))  # every Function being traced holds this update
+        # Kept alive: a script that rebinds the name to the concrete function drops the Function,
+        # and a later Function (an eval step) could be given its id.
+        _kept.extend(_tracing)
         return original(*args, **kwargs)
     return applying
 

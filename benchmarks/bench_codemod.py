@@ -1,11 +1,18 @@
 """Codemod throughput and start-up: `tf1clip migrate` vs TF 2.21's `tf_upgrade_v2`, same inputs.
 
-The tree is generated here, never committed: each file joins three legacy fixtures (all twelve
-recipes appear equally often), with the TensorFlow alias and every module-level variable
-renamed per file, in nested packages, so no two files are alike. Both tools rewrite the whole
-tree into a fresh output directory; wall time is start to exit of the command (start-up
-included, as a user sees it), peak memory is the summed RSS of the process tree (so `-j 2`
-workers count).
+Two trees, both made here and never committed:
+- generated: each file joins three legacy fixtures (all twelve recipes appear equally often),
+  with the TensorFlow alias and every module-level variable renamed per file, in nested
+  packages, so no two files are alike;
+- real-shaped (only with `--snapshots DIR`): the development corpus's Python files (the
+  entries of benchmarks/realworld-manifest.toml), read from the git snapshots in DIR at their
+  pinned commits and copied round-robin to ~500 files. Without a snapshot folder (CI) these
+  rows are skipped.
+Both tools rewrite the whole tree into a fresh output directory; wall time is start to exit of
+the command (start-up included, as a user sees it), peak memory is the summed RSS of the
+process tree (so `-j 2` workers count).
+
+    python benchmarks/bench_codemod.py [--quick] [--snapshots DIR]
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ SECTION_TREE = "codemod throughput"
 SECTION_START = "start-up"
 LEGACY = sorted((c.FIXTURES / "legacy").glob("r*.py"))
 ALIASES = ("tf", "tf1", "tfv1", "tensorflow_v1", "T")
+MANIFEST = Path(__file__).resolve().parent / "realworld-manifest.toml"
 
 
 def _tool(name: str) -> list[str]:
@@ -84,67 +92,112 @@ def make_tree(dest: Path, files: int, seed: int = 0) -> tuple[int, int]:
     return files, lines
 
 
+def corpus_files(snapshots: Path, manifest: Path = MANIFEST) -> list[tuple[str, bytes]]:
+    """(repo/path, bytes) of every Python file the manifest lists, read from the snapshots."""
+    import subprocess
+
+    from realworld import manifest as manifest_mod, snapshots as snapshots_mod
+
+    out = []
+    for entry in manifest_mod.load(manifest).entries:
+        if not entry.path.endswith(".py"):
+            continue
+        gdir = snapshots_mod.git_dir(snapshots, entry.repo)
+        blob = subprocess.run(["git", "--git-dir", str(gdir), "show", f"{entry.commit}:{entry.path}"],
+                              capture_output=True, check=True).stdout
+        out.append((f"{entry.repo.replace('/', '+')}/{entry.path}", blob))
+    return out
+
+
+def make_real_tree(dest: Path, snapshots: Path, files: int, manifest: Path = MANIFEST) -> tuple[int, int, int]:
+    """The corpus's Python files copied round-robin into `dest` until there are `files` of
+    them (copy_0/, copy_1/, ...); returns (files, lines, distinct files)."""
+    sources = corpus_files(snapshots, manifest)
+    lines = 0
+    for i in range(files):
+        name, blob = sources[i % len(sources)]
+        path = dest / f"copy_{i // len(sources)}" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(blob)
+        lines += blob.count(b"\n")
+    return files, lines, len(sources)
+
+
 def _run_tree(cmd_for, tree: Path, work: Path, repeats: int, extra_env: dict | None = None) -> tuple[list, list]:
+    """Walls and peaks of `repeats` runs. Exit status 2 is a finished run too: `tf1clip migrate`
+    says so when some file could not be migrated (a real tree has Python 2 files)."""
     walls, peaks = [], []
     for r in range(repeats):
         out = work / f"out_{r}"
         shutil.rmtree(out, ignore_errors=True)
-        result = c.measure(cmd_for(tree, out), cwd=work, extra_env=extra_env)
+        cmd = cmd_for(tree, out)
+        result = c.measure(cmd, cwd=work, extra_env=extra_env, check=False)
+        if result.returncode not in (0, 2):
+            tail = "\n".join((result.stderr or result.stdout).splitlines()[-15:])
+            raise RuntimeError(f"{' '.join(map(str, cmd))} exited {result.returncode}:\n{tail}")
         walls.append(result.wall)
         peaks.append(result.tree_rss_mb)
         shutil.rmtree(out, ignore_errors=True)
     return walls, peaks
 
 
-def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
+def run(quick: bool, log, repeats: int | None = None, snapshots: str | None = None) -> list[dict]:
     repeats = repeats or (1 if quick else 3)
-    n_files = 8 if quick else 504
     rows = []
     with tempfile.TemporaryDirectory(prefix="tf1clip-bench-") as tmp:
         work = Path(tmp)
-        tree = work / "tree"
-        files, lines = make_tree(tree, n_files)
+        files, lines = make_tree(work / "tree", 8 if quick else 504)
         log(f"codemod: generated {files} files, {lines} lines")
-        upgrade = _tool("tf_upgrade_v2")
-        ours = _tool("tf1clip")
-        base_walls, base_peaks = _run_tree(
-            lambda t, o: [*upgrade, "--intree", t, "--outtree", o, "--reportfile", work / "upgrade_report.txt"],
-            tree, work, repeats)
-        base_wall, base_peak = c.median(base_walls), c.median(base_peaks)
-        log(f"codemod: tf_upgrade_v2 {base_wall:.2f} s")
-        size = f"{files} files, {lines} lines"
-        variants = [("compat", 1, True), ("compat", 2, True), ("compat", 2, False), ("tf2", 1, True), ("tf2", 2, True)]
-        for to, jobs, fast in variants:
-            label = f"tf1clip migrate --to {to} -j {jobs}" + ("" if fast else ", libcst rules only")
-            walls, peaks = _run_tree(lambda t, o: [*ours, "migrate", t, "--to", to, "--outtree", o, "-j", str(jobs)],
-                                     tree, work, _runs(repeats, quick, to, fast),
-                                     extra_env=None if fast else {"TF1CLIP_MIGRATE_FAST": "0"})
-            wall, peak = c.median(walls), c.median(peaks)
-            log(f"codemod: {label} {wall:.2f} s")
-            note = (f"{size}; wall {wall:.1f} s vs {base_wall:.1f} s; lines/s {lines / wall:,.0f} vs "
-                    f"{lines / base_wall:,.0f}")
-            if to == "compat" and fast:
-                note += ("; every generated file has the shape the ast fast path takes (codemods/fast_compat.py, "
-                         "equal to the libcst rules: tests/test_migrate_fast.py)")
-            if not fast:
-                note += "; TF1CLIP_MIGRATE_FAST=0: the six libcst codemods on every file (other shapes' speed)"
-            if to == "tf2":
-                note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
-            samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
-                       "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
-            rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, "tf1clip migrate",
-                              files / wall, better="higher", target=2.0 if (to, jobs, fast) == ("compat", 2, True) else None,
-                              note=note, samples=samples))
-            rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
-                              "tf1clip migrate", peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
+        rows += _tree_rows(work, work / "tree", "generated", files, lines, repeats, quick, log,
+                           "every file joins three legacy fixtures, names varied per file")
+        if snapshots:
+            real = work / "real"
+            files, lines, distinct = make_real_tree(real, Path(snapshots), 16 if quick else 500)
+            log(f"codemod: real-shaped tree: {distinct} corpus files copied to {files} files, {lines} lines")
+            rows += _tree_rows(work, real, "real-shaped", files, lines, repeats, quick, log,
+                               f"the development corpus's {distinct} Python files (benchmarks/realworld-manifest.toml) "
+                               f"copied round-robin")
+        else:
+            log("codemod: real-shaped tree skipped (no --snapshots folder)")
         rows += _startup(work, 1 if quick else 7)
     return rows
 
 
-def _runs(repeats: int, quick: bool, to: str, fast: bool) -> int:
-    """The libcst-only row runs once (minutes); the fast compat rows take seconds: at least 3."""
-    if not fast:
-        return 1
+def _tree_rows(work: Path, tree: Path, kind: str, files: int, lines: int, repeats: int, quick: bool, log,
+               what: str) -> list[dict]:
+    upgrade = _tool("tf_upgrade_v2")
+    ours = _tool("tf1clip")
+    base_walls, base_peaks = _run_tree(
+        lambda t, o: [*upgrade, "--intree", t, "--outtree", o, "--reportfile", work / "upgrade_report.txt"],
+        tree, work, repeats)
+    base_wall, base_peak = c.median(base_walls), c.median(base_peaks)
+    log(f"codemod: {kind}: tf_upgrade_v2 {base_wall:.2f} s")
+    size = f"{kind} tree, {files} files, {lines} lines"
+    rows = []
+    for to, jobs in (("compat", 1), ("compat", 2), ("tf2", 1), ("tf2", 2)):
+        label = f"{kind}: tf1clip migrate --to {to} -j {jobs}"
+        walls, peaks = _run_tree(lambda t, o: [*ours, "migrate", t, "--to", to, "--outtree", o, "-j", str(jobs)],
+                                 tree, work, _runs(repeats, quick, to))
+        wall, peak = c.median(walls), c.median(peaks)
+        log(f"codemod: {label} {wall:.2f} s")
+        note = (f"{size} ({what}); wall {wall:.1f} s vs {base_wall:.1f} s; lines/s {lines / wall:,.0f} vs "
+                f"{lines / base_wall:,.0f}")
+        if to == "compat":
+            note += "; all compat rules in one pass a file (codemods/engine.py)"
+        else:
+            note += "; the TF2 tier converts whole train steps, then falls back to compat per file"
+        samples = {"files": files, "lines": lines, "walls": walls, "baseline_walls": base_walls,
+                   "peaks_mb": peaks, "baseline_peaks_mb": base_peaks}
+        rows.append(c.row(SECTION_TREE, label, "files/s", "tf_upgrade_v2", files / base_wall, "tf1clip migrate",
+                          files / wall, better="higher", target=3.0 if (to, jobs) == ("compat", 2) else None,
+                          note=note, samples=samples))
+        rows.append(c.row(SECTION_TREE, label, "peak memory MB (tree RSS)", "tf_upgrade_v2", base_peak,
+                          "tf1clip migrate", peak, samples={"peaks_mb": peaks, "baseline_peaks_mb": base_peaks}))
+    return rows
+
+
+def _runs(repeats: int, quick: bool, to: str) -> int:
+    """The compat rows take seconds: at least 3 runs; the TF2 tier's take longer."""
     return repeats if quick or to == "tf2" else max(repeats, 3)
 
 
@@ -172,7 +225,12 @@ def _startup(work: Path, repeats: int) -> list[dict]:
 
 
 if __name__ == "__main__":
+    import argparse
     import json
 
-    for item in run("--quick" in sys.argv, c.log_to_stderr):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--snapshots", metavar="DIR", help="git snapshots of the development corpus' repositories")
+    opts = parser.parse_args()
+    for item in run(opts.quick, c.log_to_stderr, snapshots=opts.snapshots):
         print(json.dumps(item))

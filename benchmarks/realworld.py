@@ -95,11 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, help="the step cut for every script (default: the manifest's)")
     parser.add_argument("--scratch", type=Path, help="scratch folder (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch trees and logs")
+    parser.add_argument("--update", type=Path, metavar="PREVIOUS.json",
+                        help="re-run the --only entries and keep every other row of this earlier full report "
+                             "(the header says which rows were re-run, at which tf1clip)")
     opts = parser.parse_args(argv)
     try:
         plan = manifest.load(opts.manifest)
         chosen = plan.select(opts.only)
-    except (OSError, manifest.ManifestError) as exc:
+        previous = json.loads(opts.update.read_text()) if opts.update else None
+    except (OSError, ValueError, manifest.ManifestError) as exc:
         print(f"realworld: error: {exc}", file=sys.stderr)
         return 2
     if not opts.snapshots.is_dir():
@@ -143,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             "tf1clip": tf1clip_version(), "jobs": opts.jobs, "seconds": round(time.monotonic() - start),
             "run_command": "tf1clip run --steps N" if tools.run_steps else "python -m tf1clip.parity.record --side old",
             "no_dropout": tools.no_dropout}
+    if previous is not None:
+        rows, runnable, excluded, meta = _updated(previous, rows, meta)
     result = report.build([rows[e.name] for e in runnable], excluded, meta)
     text = report.markdown(result)
     if opts.json:
@@ -153,6 +159,24 @@ def main(argv: list[str] | None = None) -> int:
     if not opts.keep and opts.scratch is None:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _updated(previous: dict, rerun: dict, meta: dict):
+    """The earlier full report's rows with the re-run ones replaced; the header names both runs."""
+    rows = {row["name"]: row for row in previous["rows"]}
+    rows.update(rerun)
+
+    class Name:  # report.build wants the runnable entries in the earlier report's order
+        def __init__(self, name):
+            self.name = name
+
+    order = [Name(row["name"]) for row in previous["rows"]] + [Name(n) for n in rerun if n not in
+                                                                 {row["name"] for row in previous["rows"]}]
+    meta = {**meta, "files": previous["files"], "runnable": len(order), "jobs": previous["jobs"],
+            "seconds": previous["seconds"] + meta["seconds"], "date": f"{previous['date']} and {meta['date']}",
+            "tf1clip": f"{previous['tf1clip']}, with {len(rerun)} entries re-run at {meta['tf1clip']} "
+                       f"({', '.join(sorted(rerun))})"}
+    return rows, order, previous["excluded"], meta
 
 
 if __name__ == "__main__":

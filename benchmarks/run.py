@@ -1,10 +1,12 @@
 """tf1clip benchmarks: every measurement side by side with what it replaces, in one run.
 
     python benchmarks/run.py [--quick] [--json FILE] [--markdown FILE] [--only SECTION ...]
+                             [--snapshots DIR]
 
 Sections (each side of each row in its own fresh process; medians over repeated runs):
-  codemod    `tf1clip migrate` (compat / tf2 tier, -j 1 / -j 2) vs `tf_upgrade_v2` on one
-             generated tree of 500+ files; start-up of both
+  codemod    `tf1clip migrate` (compat / tf2 tier, -j 1 / -j 2) vs `tf_upgrade_v2` on a
+             generated tree of 500+ files and, with --snapshots DIR, on the development
+             corpus's Python files copied to ~500; start-up of both
   steptime   each fixture model: TF1 original in graph mode vs its TF2 migration
              (`tf.function`, and with `jit_compile=True`)
   clipcost   global-norm clipping on a 10M-parameter model; ClippedOptimizer vs by hand;
@@ -73,6 +75,8 @@ def _fmt(value, metric="") -> str:
 
 
 def _goal(r: dict) -> str:
+    if r.get("goal"):
+        return r["goal"]
     parts = []
     if r.get("target") is not None:
         parts.append(("≤ " if r["better"] == "lower" else "≥ ") + f"{r['target']:g}×")
@@ -104,6 +108,10 @@ def markdown(rows: list[dict], info: dict) -> str:
     header when every row shares them, each distinct note once under the table."""
     out = [f"Measured {info['date']} on {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
            f"Python {info['python']}, TensorFlow {info['tensorflow']}, libcst {info['libcst']}."]
+    if info.get("load"):
+        out[0] += (" Load average (1 min) at each section's start and end, on a machine shared with "
+                   "other jobs: " + ", ".join(f"{name} {start:.1f} → {end:.1f}"
+                                             for name, (start, end) in info["load"].items()) + ".")
     sections = list(dict.fromkeys(r["section"] for r in rows))
     for section in sections:
         group = [r for r in rows if r["section"] == section]
@@ -141,18 +149,24 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, metavar="N",
                         help="fresh-process runs per side (default: 3, quick: 1; the codemod section's tree rows "
                              "take minutes per run)")
+    parser.add_argument("--snapshots", metavar="DIR",
+                        help="git snapshots of the development corpus (owner+name/repo): the codemod section "
+                             "also times the real-shaped tree; without it those rows are skipped")
     opts = parser.parse_args(argv)
     info = machine()
     print(f"tf1clip benchmarks{' (quick: smoke test, not for reading)' if opts.quick else ''} on {info['cpu']}, "
           f"{info['cores']} cores, {info['memory_gib']} GiB; TensorFlow {info['tensorflow']}", flush=True)
     rows, failed, started = [], [], time.perf_counter()
+    info["load"] = {}
     for name in opts.only or list(SECTIONS):
-        c.log_to_stderr(f"[{name}] starting")
-        t0 = time.perf_counter()
+        c.log_to_stderr(f"[{name}] starting (load average {os.getloadavg()[0]:.1f})")
+        t0, load0 = time.perf_counter(), os.getloadavg()[0]
         try:
             module = importlib.import_module(SECTIONS[name])
             log = lambda msg, n=name: c.log_to_stderr(f"[{n}] {msg}")  # noqa: E731
             kwargs = {"repeats": opts.repeats} if opts.repeats else {}
+            if name == "codemod" and opts.snapshots:
+                kwargs["snapshots"] = opts.snapshots
             section_rows = module.run(opts.quick, log, **kwargs)
             if not section_rows:
                 raise RuntimeError("the section produced no rows")
@@ -160,7 +174,8 @@ def main(argv=None) -> int:
         except Exception:  # noqa: BLE001 - one broken section must not hide the others
             failed.append(name)
             c.log_to_stderr(f"[{name}] FAILED:\n{traceback.format_exc()}")
-        c.log_to_stderr(f"[{name}] done in {time.perf_counter() - t0:.0f} s")
+        info["load"][name] = (load0, os.getloadavg()[0])
+        c.log_to_stderr(f"[{name}] done in {time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f})")
     print(table(rows))
     missed = [r for r in rows if r["met"] is False]
     print(f"\n{len(rows)} rows in {time.perf_counter() - started:.0f} s; goals met: "

@@ -1,38 +1,41 @@
-"""libcst codemods that move TF 1.x code to TF 2.21, one transformation per module.
+"""The compat tier's rules, one transformation per module, and the engine that runs them.
 
 Pure text in, text out: nothing here imports TensorFlow (tests/test_migrate_startup.py checks).
-Each command carries its own before/after examples (VALID / INVALID) and runs standalone:
+Each rule carries its own before/after examples (VALID / INVALID), and each also runs on its
+own as a libcst codemod command:
 
     python -m libcst.tool codemod compat_v1_imports.CompatV1ImportsCommand path/
 
-`COMPAT_TIER` is the order `tf1clip migrate --to compat` applies them in: contrib, estimator
-and example imports first (they may add `import tensorflow.compat.v1`), then the import
-rewrite, then the two insertions that anchor on the final imports. `numpy2` (NumPy 2
-spellings) is last; it is the one rule that also runs on files that are not TF 1.x code
-(`NUMPY_ONLY`).
+`COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order: contrib,
+estimator and example imports first, then the import rewrite, the two insertions that anchor
+on the final imports, soft placement, and `numpy2` (NumPy 2 spellings), the one rule that also
+runs on files that are not TF 1.x code (`NUMPY_ONLY`). The engine (`codemods.engine.apply`)
+runs them all in one pass over one parse of a file; a `Note` is one line of its report. The
+`tf2` package is the TF2 tier.
 """
-from codemods.compat_v1_imports import CompatV1ImportsCommand
-from codemods.contrib_slim import ContribSlimCommand
-from codemods.contrib_symbols import ContribSymbolsCommand
-from codemods.disable_v2_behavior import DisableV2BehaviorCommand
-from codemods.estimator import EstimatorCommand
-from codemods.legacy_keras import LegacyKerasCommand
-from codemods.mnist_input_data import MnistInputDataCommand
-from codemods.numpy2 import Numpy2Command
-from codemods.soft_placement import SoftPlacementCommand
+from codemods._base import Note
+from codemods.compat_v1_imports import CompatV1Imports
+from codemods.contrib_slim import ContribSlim
+from codemods.contrib_symbols import ContribSymbols
+from codemods.disable_v2_behavior import DisableV2Behavior
+from codemods.estimator import Estimator
+from codemods.legacy_keras import LegacyKeras
+from codemods.mnist_input_data import MnistInputData
+from codemods.numpy2 import Numpy2
+from codemods.soft_placement import SoftPlacement
 
-COMPAT_TIER = (
-    MnistInputDataCommand,
-    ContribSlimCommand,
-    ContribSymbolsCommand,
-    EstimatorCommand,
-    CompatV1ImportsCommand,
-    DisableV2BehaviorCommand,
-    LegacyKerasCommand,
-    SoftPlacementCommand,
-    Numpy2Command,
+COMPAT_RULES = (
+    MnistInputData,
+    ContribSlim,
+    ContribSymbols,
+    Estimator,
+    CompatV1Imports,
+    DisableV2Behavior,
+    LegacyKeras,
+    SoftPlacement,
+    Numpy2,
 )
 # What a file that is not TF 1.x code (no TensorFlow, TF 2 code, ...) still gets.
-NUMPY_ONLY = (Numpy2Command,)
+NUMPY_ONLY = (Numpy2,)
 
-__all__ = [cls.__name__ for cls in COMPAT_TIER] + ["COMPAT_TIER", "NUMPY_ONLY"]
+__all__ = [cls.__name__ for cls in COMPAT_RULES] + ["COMPAT_RULES", "NUMPY_ONLY", "Note"]

@@ -1,25 +1,19 @@
-"""What every tf1clip codemod shares: metadata, notes for the report, examples, dotted names.
+"""What both tiers' codemods share: notes for the report, examples, dotted names on libcst nodes.
 
-A codemod records each change and each place it leaves for a human as a `Note` in
-`context.scratch[NOTES_KEY]` (line numbers of the module it was given), so `tf1clip migrate`
-can report them per file; run standalone (`python -m libcst.tool codemod`), the places left
-for a human also go to `context.warnings`, which libcst prints.
+A rule records each change and each place it leaves for a human as a `Note` (a line of the
+input); run as a libcst command, its notes go to `context.scratch[NOTES_KEY]` and the places
+left for a human also to `context.warnings`, which libcst prints. Imports only libcst's core
+(the migrate path's start-up: `libcst.codemod` and `libcst.matchers` cost more than libcst).
 """
 from __future__ import annotations
 
 import difflib
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
-from typing import ClassVar, Iterable, Optional, Sequence
+from dataclasses import asdict, dataclass
+from typing import Iterable, Optional
 
 import libcst as cst
-from libcst.codemod import VisitorBasedCodemodCommand
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
 
 NOTES_KEY = "tf1clip.notes"
-# A MetadataWrapper a caller (tf1clip migrate) already resolved for the exact module it hands
-# to `transform_module`: reused instead of deep-copying the module and resolving again.
-WRAPPER_KEY = "tf1clip.wrapper"
 
 # Packages whose import also imports TensorFlow: the legacy-Keras switch goes before them.
 TF_IMPORTING = ("tensorflow", "tf_slim", "tf1clip", "tf_keras")
@@ -34,6 +28,8 @@ def imported_qualified_names(scope, node: cst.CSTNode) -> set[str]:
     scope analysis again; the rules ask about few nodes, so they ask the scope directly."""
     if scope is None:
         return set()
+    from libcst.metadata import QualifiedNameSource
+
     return {q.name for q in scope.get_qualified_names_for(node) if q.source == QualifiedNameSource.IMPORT}
 
 
@@ -64,110 +60,6 @@ class Invalid:
 
     code: str
     expected: str
-
-
-class TFCommand(VisitorBasedCodemodCommand):
-    """Base of the tf1clip codemods: declares the metadata they use and records notes."""
-
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
-    #: Rule id shown in reports (the module name, so a reader finds the code by it).
-    RULE: ClassVar[str] = "tf1clip"
-    VALID: ClassVar[Sequence[Valid]] = ()
-    INVALID: ClassVar[Sequence[Invalid]] = ()
-    #: Text one of which a module must contain for this command to change or report anything
-    #: (every name it acts on is spelled out in the source); empty: always run.
-    TRIGGERS: ClassVar[Sequence[str]] = ()
-
-    @classmethod
-    def applies_to(cls, code: str) -> bool:
-        """False when the command certainly leaves `code` alone and reports nothing."""
-        return not cls.TRIGGERS or any(t in code for t in cls.TRIGGERS)
-
-    @contextmanager
-    def _handle_metadata_reference(self, module: cst.Module):
-        shared = self.context.scratch.get(WRAPPER_KEY)
-        if not (isinstance(shared, MetadataWrapper) and shared.module is module):
-            with super()._handle_metadata_reference(module) as tree:
-                yield tree
-            return
-        old = self.context.wrapper
-        with self.resolve(shared):
-            self.context = replace(self.context, wrapper=shared)
-            try:
-                yield shared.module
-            finally:
-                self.context = replace(self.context, wrapper=old)
-
-    # -- notes -------------------------------------------------------------------------
-    def line_of(self, node: cst.CSTNode) -> int:
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except KeyError:
-            return 0
-
-    def note_change(self, node: cst.CSTNode | int, message: str, runtime: str | None = None) -> None:
-        self._note(node, "change", message, runtime)
-
-    def note_human(self, node: cst.CSTNode | int, message: str) -> None:
-        line = self._note(node, "human", message, None)
-        self.warn(f"line {line}: {message}")
-
-    def _note(self, node, kind, message, runtime) -> int:
-        line = node if isinstance(node, int) else self.line_of(node)
-        notes = self.context.scratch.setdefault(NOTES_KEY, [])
-        note = Note(line, self.RULE, kind, message, runtime)
-        if note not in notes:
-            notes.append(note)
-        return line
-
-    # -- names -------------------------------------------------------------------------
-    def imported_names(self, node: cst.CSTNode) -> set[str]:
-        """Qualified names of `node` that come from an import (locals and builtins dropped)."""
-        module, memo = self.__dict__.get("_imported_names", (None, None))
-        if module is not self.module:  # one memo per module this command transforms
-            memo = {}
-            self.__dict__["_imported_names"] = (self.module, memo)
-        found = memo.get(node)
-        if found is None:
-            try:
-                scope = self.get_metadata(ScopeProvider, node, None)
-            except KeyError:
-                scope = None
-            found = memo[node] = imported_qualified_names(scope, node)
-        return set(found)
-
-    def imported_name(self, node: cst.CSTNode) -> Optional[str]:
-        """The single imported qualified name of `node`, or None when absent or ambiguous."""
-        names = self.imported_names(node)
-        return next(iter(names)) if len(names) == 1 else None
-
-    def visible_alias(self, node: cst.CSTNode, module: str) -> Optional[str]:
-        """A name bound to `module` by a module-level import and visible at `node`, if any."""
-        try:
-            scope = self.get_metadata(ScopeProvider, node)
-        except KeyError:
-            return None
-        if scope is None:
-            return None
-        for name in self._module_aliases(module):
-            if name in scope and {q.name for q in scope.get_qualified_names_for(name)} == {module}:
-                return name
-        return None
-
-    def _module_aliases(self, module: str) -> list[str]:
-        found = []
-        for stmt in self.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        dotted = dotted_name(alias.name)
-                        if alias.asname is not None and dotted == module:
-                            found.append(alias.asname.name.value)
-                        elif alias.asname is None and dotted == module and "." not in module:
-                            found.append(module)
-        return found
 
 
 # -- helpers on dotted names ----------------------------------------------------------------

@@ -45,7 +45,7 @@ RUNTIME_TF1 = ("tf_slim", "tf1clip.slim", "tf1clip.contrib", "tf1clip.examples",
                "tf1clip.clip_gradients_by_norm")
 
 
-def _has_prefix(rel: str, table) -> bool:
+def has_prefix(rel: str, table) -> bool:
     parts = rel.split(".")
     return any(".".join(parts[:i]) in table for i in range(1, len(parts) + 1))
 
@@ -81,11 +81,7 @@ def classify(module: cst.Module, imported_names: Callable[[cst.CSTNode], set],
     usage = Usage()
     for node in walk(module):
         if isinstance(node, (cst.Import, cst.ImportFrom)):
-            for name in import_module_names(node):
-                if name == TF or name.startswith(TF + ".") or name.startswith(TF1_RUNTIME):
-                    usage.imports_tf = True
-                if name.startswith(TF1_PACKAGES):
-                    usage.tf1.append((line_of(node), name))
+            classify_modules(usage, import_module_names(node), line_of(node))
         elif isinstance(node, (cst.Name, cst.Attribute)):
             for name in imported_names(node):
                 _classify_name(usage, name, node, line_of)
@@ -99,6 +95,15 @@ def _classify_name(usage: Usage, name: str, node: cst.CSTNode, line_of) -> None:
     if source is None:
         return
     classify_qname(usage, name, source, line_of(node))
+
+
+def classify_modules(usage: Usage, modules, line: int) -> None:
+    """Record the modules an import statement at `line` names (TensorFlow imported, TF 1 packages)."""
+    for name in modules:
+        if name == TF or name.startswith(TF + ".") or name.startswith(TF1_RUNTIME):
+            usage.imports_tf = True
+        if name.startswith(TF1_PACKAGES):
+            usage.tf1.append((line, name))
 
 
 def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
@@ -117,13 +122,15 @@ def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
             usage.eager = True
         elif rel == "disable_v2_behavior":
             usage.disables_v2 = True
-        if _has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1:
+        if has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1:
             usage.tf1.append(where)
         return
     rel = name[len(TF) + 1:]
     if rel in EAGER_SWITCH:
         usage.eager = True
-    if rel.startswith(("contrib", "examples.tutorials")) or _has_prefix(rel, V1_ONLY):
+    elif rel == "disable_v2_behavior":  # TF 1.x's own top-level name for it
+        usage.disables_v2 = True
+    if rel.startswith(("contrib", "examples.tutorials")) or has_prefix(rel, V1_ONLY):
         usage.tf1.append(where)
-    elif _has_prefix(rel, V2_ONLY) or _has_prefix(rel, TF2_MARKERS):
+    elif has_prefix(rel, V2_ONLY) or has_prefix(rel, TF2_MARKERS):
         usage.tf2.append(where)

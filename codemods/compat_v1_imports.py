@@ -12,123 +12,96 @@ Private `tensorflow.python.*` imports are left and reported for a human.
 """
 from __future__ import annotations
 
-
-import libcst as cst
-import libcst.matchers as m
-
-from codemods._base import Invalid, TFCommand, Valid, chain_root, dotted_name, make_dotted
 from codemods._tfapi import V1_MODULES, V2_ONLY
-from codemods._usage import V1, TF, _has_prefix, classify
+from codemods._usage import TF, V1, has_prefix
+from codemods.command import command_attribute
+from codemods.nodes import ImportStmt, Reference
+from codemods.rule import Invalid, Rule, Valid
 
 # Where `from tensorflow.X import ...` is left: not part of the v1 API face.
-_NOT_API = ("contrib", "compat", "python", "examples", "core", "tools", "lite", "keras.src")
+NOT_API = ("contrib", "compat", "python", "examples", "core", "tools", "lite", "keras.src")
 
 
-class CompatV1ImportsCommand(TFCommand):
+class CompatV1Imports(Rule):
     DESCRIPTION = "Import TensorFlow as tensorflow.compat.v1 in TF 1.x files, so every tf.X keeps its TF 1 meaning."
     RULE = "compat_v1_imports"
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        usage = classify(tree, self.imported_names, self.line_of)
-        if usage.verdict not in ("tf1", "tf1-eager"):
-            return tree
-        self._inner: set[int] = set()
-        return tree.visit(self)
+    def __init__(self, run):
+        super().__init__(run)
+        self._from_tensorflow: list = []
 
     # -- imports ---------------------------------------------------------------------------
-    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
-        names = []
-        for alias in updated_node.names:
-            dotted = dotted_name(alias.name) or ""
-            if alias.asname is not None and dotted == TF:
-                names.append(alias.with_changes(name=make_dotted(V1)))
-                self.note_change(original_node, f"import tensorflow as {alias.asname.name.value} → "  # type: ignore[union-attr]
-                                 f"import tensorflow.compat.v1 as {alias.asname.name.value}")  # type: ignore[union-attr]
-                continue
-            rel = dotted[len(TF) + 1:] if dotted.startswith(TF + ".") else None
-            if alias.asname is not None and rel and rel in V1_MODULES and not rel.startswith(_NOT_API):
-                names.append(alias.with_changes(name=make_dotted(f"{V1}.{rel}")))
-                self.note_change(original_node, f"import {dotted} → import {V1}.{rel}")
-                continue
-            if rel and rel.startswith("python"):
-                self.note_human(original_node, f"import {dotted}: private TensorFlow module, not a public API; "
-                                               "check it still exists on TF 2.21")
-            names.append(alias)
-        return updated_node.with_changes(names=names)
-
-    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
-        if updated_node.relative or updated_node.module is None:
-            return updated_node
-        module = dotted_name(updated_node.module) or ""
+    def visit_import(self, imp: ImportStmt) -> None:
+        if imp.is_import:
+            for alias in imp.aliases:
+                self._import(imp, alias)
+            return
+        module = imp.module
+        if module is None:
+            return
         if module == TF:
-            if not isinstance(updated_node.names, cst.ImportStar):
-                names = [dotted_name(a.name) or "" for a in updated_node.names]
-                if any(n.startswith(_NOT_API) or _has_prefix(n, V2_ONLY) for n in names):
-                    self.note_human(original_node, f"from tensorflow import {', '.join(names)}: mixes names "
-                                                   "tensorflow.compat.v1 lacks; split the import by hand")
-                    return updated_node
-            self.note_change(original_node, "from tensorflow import … → from tensorflow.compat.v1 import …")
-            return updated_node.with_changes(module=make_dotted(V1))
-        if module.startswith(TF + "."):
+            self._from_tensorflow.append(imp)  # decided once the other rules' rewrites are known
+        elif module.startswith(TF + "."):
             rel = module[len(TF) + 1:]
             if rel.startswith("python"):
-                self.note_human(original_node, f"from {module} import …: private TensorFlow module, not a public "
-                                               "API; check it still exists on TF 2.21")
-            elif rel in V1_MODULES and not rel.startswith(_NOT_API):
-                self.note_change(original_node, f"from {module} import … → from {V1}.{rel} import …")
-                return updated_node.with_changes(module=make_dotted(f"{V1}.{rel}"))
-        return updated_node
+                self.note_human(imp.line, f"from {module} import …: private TensorFlow module, not a public "
+                                          "API; check it still exists on TF 2.21")
+            elif rel in V1_MODULES and not rel.startswith(NOT_API):
+                self.note_change(imp.line, f"from {module} import … → from {V1}.{rel} import …")
+                self.run.set_from_module(self, imp, f"{V1}.{rel}")
+
+    def leave_references(self) -> None:
+        """`from tensorflow import X, ...` → `from tensorflow.compat.v1 import ...` unless a name
+        it keeps is not in the v1 API (a `contrib` another rule's rewrite leaves unused is gone)."""
+        for imp in self._from_tensorflow:
+            if not imp.star:
+                names = [a.name for a in imp.aliases if not self.run.will_remove(a)]
+                if not names:
+                    continue
+                if any(n.startswith(NOT_API) or has_prefix(n, V2_ONLY) for n in names):
+                    self.note_human(imp.line, f"from tensorflow import {', '.join(names)}: mixes names "
+                                              "tensorflow.compat.v1 lacks; split the import by hand")
+                    continue
+            self.note_change(imp.line, "from tensorflow import … → from tensorflow.compat.v1 import …")
+            self.run.set_from_module(self, imp, V1)
+
+    def _import(self, imp: ImportStmt, alias) -> None:
+        dotted = alias.name
+        if alias.asname is not None and dotted == TF:
+            self.run.rename_alias(self, alias, V1)
+            self.note_change(imp.line, f"import tensorflow as {alias.asname} → import tensorflow.compat.v1 as {alias.asname}")
+            return
+        rel = dotted[len(TF) + 1:] if dotted.startswith(TF + ".") else None
+        if alias.asname is not None and rel and rel in V1_MODULES and not rel.startswith(NOT_API):
+            self.run.rename_alias(self, alias, f"{V1}.{rel}")
+            self.note_change(imp.line, f"import {dotted} → import {V1}.{rel}")
+        elif rel and rel.startswith("python"):
+            self.note_human(imp.line, f"import {dotted}: private TensorFlow module, not a public API; "
+                                      "check it still exists on TF 2.21")
 
     # -- uses ----------------------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        inner = node.value
-        while isinstance(inner, cst.Attribute):
-            self._inner.add(id(inner))
-            inner = inner.value
-
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
-        if id(original_node) in self._inner:
-            return updated_node
-        root = chain_root(original_node)
-        dotted = dotted_name(original_node)
-        if root is None or dotted is None or self.imported_name(root) != TF:
-            return updated_node
-        rest = dotted.split(".")[1:]
-        rel = ".".join(rest)
-        if root.value == TF and not self._aliased(root):
+    def visit_reference(self, ref: Reference) -> None:
+        if not ref.parts or ref.qname != TF:
+            return
+        rel = ".".join(ref.parts)
+        if ref.root == TF and not self._aliased(ref):
             # `import tensorflow`: uses move under tensorflow.compat.v1 one by one.
-            if rel.startswith(("compat", "contrib", "examples", "python")) or _has_prefix(rel, V2_ONLY):
-                return updated_node
-            self.note_change(original_node, f"{dotted} → {TF}.compat.v1.{rel}")
-            return make_dotted(f"{TF}.compat.v1.{rel}")
+            if rel.startswith(("compat", "contrib", "examples", "python")) or has_prefix(rel, V2_ONLY):
+                return
+            self.note_change(ref.line, f"{ref.text} → {TF}.compat.v1.{rel}")
+            self.run.replace(self, ref, len(ref.parts), f"{TF}.compat.v1.{rel}")
+            return
         # `import tensorflow as tf`, now `tensorflow.compat.v1 as tf`.
         if rel == "compat.v1" or rel.startswith("compat.v1."):
-            return make_dotted(".".join([root.value, *rest[2:]]))
-        if _has_prefix(rel, V2_ONLY):
-            self.note_change(original_node, f"{dotted} exists only in TF 2: → {root.value}.compat.v2.{rel}")
-            return make_dotted(f"{root.value}.compat.v2.{rel}")
-        return updated_node
+            self.run.replace(self, ref, len(ref.parts), ".".join((ref.root, *ref.parts[2:])))
+        elif has_prefix(rel, V2_ONLY):
+            self.note_change(ref.line, f"{ref.text} exists only in TF 2: → {ref.root}.compat.v2.{rel}")
+            self.run.replace(self, ref, len(ref.parts), f"{ref.root}.compat.v2.{rel}")
 
-    def _aliased(self, root: cst.Name) -> bool:
-        """True when `root` is bound by `import tensorflow as <root>` (rewritten), not `import tensorflow`."""
-        from libcst.metadata import ScopeProvider
-
-        scope = self.get_metadata(ScopeProvider, root, None)
-        if scope is None or root.value not in scope:
-            return False
-        for assignment in scope[root.value]:
-            node = getattr(assignment, "node", None)
-            if isinstance(node, cst.Import):
-                for alias in node.names:
-                    if alias.asname is not None and m.matches(alias.asname.name, m.Name(root.value)):
-                        return True
-        return False
+    def _aliased(self, ref: Reference) -> bool:
+        """True when the root is bound by `import tensorflow as <root>` (rewritten), not `import tensorflow`."""
+        return any(b.alias is not None and b.alias.stmt.is_import and b.alias.asname == ref.root
+                   for b in ref.scope.lookup(ref.root, ref.scope))
 
     VALID = [
         Valid("import tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"),
@@ -166,3 +139,6 @@ class CompatV1ImportsCommand(TFCommand):
             "def build():\n    import tensorflow.compat.v1 as tf\n    return tf.get_variable('w', [3])\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(CompatV1Imports)  # CompatV1ImportsCommand, for python -m libcst.tool codemod

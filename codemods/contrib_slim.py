@@ -8,16 +8,15 @@ slim module around, gets the runtime's fixed copy, `tf1clip.slim`.
 """
 from __future__ import annotations
 
-import libcst as cst
-
-from codemods._base import Invalid, Valid, chain_root, dotted_name, walk
-from codemods._rename import TableRenameCommand
+from codemods.command import command_attribute
 from codemods.contrib_table import SLIM, TF_SLIM_SAFE, Row
+from codemods.rule import Invalid, Valid
+from codemods.table_rename import TableRenameRule
 
-_TF_SLIM = Row(SLIM, "tf_slim", "tf-slim is tf.contrib.slim as a package; every use here runs on TF 2.21",
-               module=True)
-_RUNTIME = Row(SLIM, "tf1clip.slim", "tf-slim 1.1.0 crashes on TF 2.21 in what this file uses: "
-               "tf1clip runtime (tf-slim with those fixed)", module=True)
+TF_SLIM_ROW = Row(SLIM, "tf_slim", "tf-slim is tf.contrib.slim as a package; every use here runs on TF 2.21",
+                  module=True)
+RUNTIME_ROW = Row(SLIM, "tf1clip.slim", "tf-slim 1.1.0 crashes on TF 2.21 in what this file uses: "
+                  "tf1clip runtime (tf-slim with those fixed)", module=True)
 
 
 def slim_name_safe(rel: str) -> bool:
@@ -25,43 +24,31 @@ def slim_name_safe(rel: str) -> bool:
     return any(rel == s or rel.startswith(s + ".") for s in TF_SLIM_SAFE)
 
 
-class ContribSlimCommand(TableRenameCommand):
+class ContribSlim(TableRenameRule):
     DESCRIPTION = "Replace tensorflow.contrib.slim by tf_slim, or by tf1clip.slim where tf-slim crashes on TF 2.21."
     RULE = "contrib_slim"
     FAMILY = (SLIM,)
     TRIGGERS = ("slim",)
 
-    def rows_for(self, tree: cst.Module) -> dict[str, Row]:
-        return {SLIM: _TF_SLIM if self._only_safe_uses(tree) else _RUNTIME}
+    def rows_for(self) -> dict:
+        return {SLIM: TF_SLIM_ROW if self._only_safe_uses() else RUNTIME_ROW}
 
-    def _only_safe_uses(self, tree: cst.Module) -> bool:
+    def _only_safe_uses(self) -> bool:
         """True when every use of the slim module is a name in TF_SLIM_SAFE."""
-        parents: dict[int, cst.CSTNode] = {}
-        for node in walk(tree):
-            for child in node.children:
-                parents[id(child)] = node
-        for node in walk(tree):
-            if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
-                module = dotted_name(node.module) or ""
-                if module == SLIM or module.startswith(SLIM + "."):
-                    if isinstance(node.names, cst.ImportStar):
-                        return False
-                    for alias in node.names:
-                        rel = f"{module}.{dotted_name(alias.name)}"[len(SLIM) + 1:]
-                        if rel not in TF_SLIM_SAFE:
-                            return False
-            if not isinstance(node, (cst.Name, cst.Attribute)) or dotted_name(node) is None:
+        for imp in self.file.imports:
+            module = imp.module or ""
+            if imp.is_import or not (module == SLIM or module.startswith(SLIM + ".")):
                 continue
-            parent = parents.get(id(node))
-            if isinstance(parent, cst.Attribute) and parent.value is node:
-                continue  # only whole chains
-            if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.Import)):
-                continue
-            root = chain_root(node)
-            root_q = self.imported_name(root) if root is not None else None
+            if imp.star:
+                return False
+            for alias in imp.aliases:
+                if f"{module}.{alias.name}"[len(SLIM) + 1:] not in TF_SLIM_SAFE:
+                    return False
+        for ref in self.file.references:
+            root_q = ref.qname
             if root_q is None:
                 continue
-            full = ".".join([root_q, *(dotted_name(node) or "").split(".")[1:]])
+            full = ".".join((root_q, *ref.parts))
             if full == SLIM:
                 return False  # the module itself escapes (`slim = tf.contrib.slim`, `f(slim)`)
             if full.startswith(SLIM + ".") and not slim_name_safe(full[len(SLIM) + 1:]):
@@ -96,3 +83,6 @@ class ContribSlimCommand(TableRenameCommand):
             "import tensorflow as tf\nimport tf_slim\n\nnet = tf_slim.conv2d(tf.placeholder(tf.float32, [None, 8, 8, 1]), 4, [3, 3])\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(ContribSlim)  # ContribSlimCommand, for python -m libcst.tool codemod

@@ -7,21 +7,20 @@ The rows are data in `codemods/contrib_table.py`; tf.contrib.slim is `contrib_sl
 """
 from __future__ import annotations
 
-import libcst as cst
+from codemods.command import command_attribute
+from codemods.contrib_table import CONTRIB_ROWS, SLIM
+from codemods.rule import Invalid, Valid
+from codemods.table_rename import TableRenameRule
 
-from codemods._base import Invalid, Valid
-from codemods._rename import TableRenameCommand
-from codemods.contrib_table import CONTRIB_ROWS, SLIM, Row
 
-
-class ContribSymbolsCommand(TableRenameCommand):
+class ContribSymbols(TableRenameRule):
     DESCRIPTION = "Replace tf.contrib symbols by their exact TF 2.21 core name, or by the tf1clip runtime."
     RULE = "contrib_symbols"
     FAMILY = ("tensorflow.contrib",)
     TRIGGERS = ("contrib",)
     EXCLUDE = (SLIM,)
 
-    def rows_for(self, tree: cst.Module) -> dict[str, Row]:
+    def rows_for(self) -> dict:
         return CONTRIB_ROWS
 
     VALID = [
@@ -69,3 +68,6 @@ class ContribSymbolsCommand(TableRenameCommand):
             "x = tf.placeholder(tf.float32)\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(ContribSymbols)  # ContribSymbolsCommand, for python -m libcst.tool codemod

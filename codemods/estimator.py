@@ -7,21 +7,20 @@ A name tf1clip does not provide (canned estimators, `export`) is left and report
 """
 from __future__ import annotations
 
-import libcst as cst
+from codemods.command import command_attribute
+from codemods.contrib_table import ESTIMATOR_ROWS
+from codemods.rule import Invalid, Valid
+from codemods.table_rename import TableRenameRule
 
-from codemods._base import Invalid, Valid
-from codemods._rename import TableRenameCommand
-from codemods.contrib_table import ESTIMATOR_ROWS, Row
 
-
-class EstimatorCommand(TableRenameCommand):
+class Estimator(TableRenameRule):
     DESCRIPTION = "Replace tf.estimator (gone from TF 2.21) by the tf1clip runtime's Estimator."
     RULE = "estimator"
     FAMILY = ("tensorflow.estimator", "tensorflow.compat.v1.estimator")
     TRIGGERS = ("estimator",)
     GONE = "TF 2.21 ships no Estimator and tf1clip provides no stand-in for this name"
 
-    def rows_for(self, tree: cst.Module) -> dict[str, Row]:
+    def rows_for(self) -> dict:
         return ESTIMATOR_ROWS
 
     VALID = [
@@ -70,3 +69,6 @@ class EstimatorCommand(TableRenameCommand):
             "hook = tf1clip.estimator.LoggingTensorHook({'x': x}, every_n_iter=10)\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(Estimator)  # EstimatorCommand, for python -m libcst.tool codemod

@@ -9,26 +9,18 @@ directly, not with AddImportsVisitor, because it must precede those imports.
 """
 from __future__ import annotations
 
-import libcst as cst
-import libcst.matchers as m
+import ast
 
-from codemods._base import TF_IMPORTING, Invalid, TFCommand, Valid, dotted_name, imports_any, walk
-from codemods._usage import V1, TF, classify
+from codemods._base import TF_IMPORTING
+from codemods._usage import TF, V1
+from codemods.command import command_attribute
+from codemods.layout import Layout
+from codemods.rule import Invalid, Rule, Valid
 
 # Uses that need legacy Keras, relative to tensorflow / tensorflow.compat.v1.
-_NEEDS_LEGACY = ("layers", "nn.rnn_cell", "keras", "contrib.rnn", "contrib.keras")
-_RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn", "tf1clip.contrib.legacy_seq2seq", "tf1clip.contrib.seq2seq.AttentionWrapper")
-
-_ENV_KEY = m.SimpleString('"TF_USE_LEGACY_KERAS"') | m.SimpleString("'TF_USE_LEGACY_KERAS'")
-_ENVIRON = m.Attribute(value=m.Name("os"), attr=m.Name("environ"))
-_SETS_ENV = m.SimpleStatementLine(body=[
-    m.Assign(targets=[m.AssignTarget(target=m.Subscript(
-        value=_ENVIRON, slice=[m.SubscriptElement(slice=m.Index(value=_ENV_KEY))]))])
-    | m.Expr(value=m.Call(func=m.Attribute(value=_ENVIRON, attr=m.Name("setdefault")),
-                          args=[m.Arg(value=_ENV_KEY), m.ZeroOrMore()]))
-])
-_IMPORTS_OS = m.SimpleStatementLine(body=[m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("os"), asname=None),
-                                                          m.ZeroOrMore()])])
+NEEDS_LEGACY = ("layers", "nn.rnn_cell", "keras", "contrib.rnn", "contrib.keras")
+RUNTIME_NEEDS_LEGACY = ("tf1clip.contrib.rnn", "tf1clip.contrib.legacy_seq2seq", "tf1clip.contrib.seq2seq.AttentionWrapper")
+ENV_KEY = "TF_USE_LEGACY_KERAS"
 
 
 def needs_legacy_keras(qname: str) -> bool:
@@ -38,54 +30,62 @@ def needs_legacy_keras(qname: str) -> bool:
         rel = qname[len(V1) + 1:]
     elif qname.startswith(TF + "."):
         rel = qname[len(TF) + 1:]
-    return (rel is not None and any(rel == p or rel.startswith(p + ".") for p in _NEEDS_LEGACY)) or \
-        any(qname == p or qname.startswith(p + ".") for p in _RUNTIME_NEEDS_LEGACY)
+    return (rel is not None and any(rel == p or rel.startswith(p + ".") for p in NEEDS_LEGACY)) or \
+        any(qname == p or qname.startswith(p + ".") for p in RUNTIME_NEEDS_LEGACY)
 
 
-class LegacyKerasCommand(TFCommand):
+def sets_legacy_env(node: ast.stmt) -> bool:
+    """`os.environ["TF_USE_LEGACY_KERAS"] = ...` or `os.environ.setdefault("TF_USE_LEGACY_KERAS", ...)`."""
+    def environ(expr) -> bool:
+        return isinstance(expr, ast.Attribute) and expr.attr == "environ" and \
+            isinstance(expr.value, ast.Name) and expr.value.id == "os"
+
+    def key(expr) -> bool:
+        return isinstance(expr, ast.Constant) and expr.value == ENV_KEY
+
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        return isinstance(target, ast.Subscript) and environ(target.value) and key(target.slice)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        return isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and \
+            environ(call.func.value) and bool(call.args) and key(call.args[0])
+    return False
+
+
+class LegacyKeras(Rule):
     DESCRIPTION = "Set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported where tf.layers, rnn cells or tf.keras are used."
     RULE = "legacy_keras"
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        usage = classify(tree, self.imported_names, self.line_of)
-        if usage.verdict not in ("tf1", "tf1-eager"):
-            return tree
-        if any(m.matches(stmt, _SETS_ENV) for stmt in walk(tree) if isinstance(stmt, cst.SimpleStatementLine)):
-            return tree
-        first_use = self._first_use(tree)
+    def leave_module(self, layout: Layout) -> None:
+        if layout.final_usage().verdict not in ("tf1", "tf1-eager"):
+            return
+        if any(sets_legacy_env(stmt.node) for stmt in self.file.stmts.values()):
+            return
+        first_use = self._first_use(layout)
         if first_use is None:
-            return tree
-        anchor = next((i for i, stmt in enumerate(tree.body) if imports_any(stmt, TF_IMPORTING)), None)
+            return
+        anchor = next((e for e in layout.body if e.imports_any(TF_IMPORTING)), None)
         if anchor is None:
-            return tree
-        stmt = tree.body[anchor]
-        has_os = any(m.matches(s, _IMPORTS_OS) for s in tree.body[:anchor])
-        new = [] if has_os else [cst.parse_statement("import os")]
-        new.append(cst.parse_statement('os.environ["TF_USE_LEGACY_KERAS"] = "1"'))
+            return
+        before = layout.body[:layout.body.index(anchor)]
+        has_os = any(e.single_import and any(name == "os" and asname is None for name, asname in e.import_aliases())
+                     for e in before)
+        codes = ([] if has_os else ["import os"]) + [f'os.environ["{ENV_KEY}"] = "1"']
         # The anchor's leading comments (a "# TensorFlow" header, say) now head the new lines.
-        if isinstance(stmt, cst.SimpleStatementLine):
-            # An import follows the new lines directly; its comments head them.
-            new[0] = new[0].with_changes(leading_lines=stmt.leading_lines)
-            moved = stmt.with_changes(leading_lines=())
-        else:
-            # A def, class or try keeps its blank lines and comments; the new lines take the
-            # blank lines before its first comment.
-            lines = stmt.leading_lines
-            first = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
-            new[0] = new[0].with_changes(leading_lines=lines[:first])
-            moved = stmt
-        self.note_change(stmt, "set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported: tf.layers, rnn cells "
-                               f"and graph-mode tf.keras need legacy Keras (tf-keras) on TF 2.21 (first use: {first_use[1]})")
-        return tree.with_changes(body=[*tree.body[:anchor], *new, moved, *tree.body[anchor + 1:]])
+        layout.insert_before(anchor, codes, self.RULE)
+        self.note_change(anchor.line, "set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported: tf.layers, rnn cells "
+                                      f"and graph-mode tf.keras need legacy Keras (tf-keras) on TF 2.21 "
+                                      f"(first use: {first_use[1]})")
 
-    def _first_use(self, tree: cst.Module):
-        for node in walk(tree):
-            if not isinstance(node, (cst.Name, cst.Attribute)):
-                continue
-            for name in self.imported_names(node):
-                if needs_legacy_keras(name):
-                    return self.line_of(node), dotted_name(node) or name
-        return None
+    def _first_use(self, layout: Layout):
+        """(line, text) of the first name in the output whose qualified name needs legacy Keras."""
+        found = []
+        for line, text, qname in layout.final_names():
+            if needs_legacy_keras(qname):
+                found.append((line, text))
+                break
+        return found[0] if found else None
 
     VALID = [
         Valid("import tensorflow.compat.v1 as tf\n\nx = tf.placeholder(tf.float32)\n"),
@@ -117,3 +117,6 @@ class LegacyKerasCommand(TFCommand):
             "opt = tf.keras.optimizers.Adam(clipvalue=1.0)\nx = tf.placeholder(tf.float32)\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(LegacyKeras)  # LegacyKerasCommand, for python -m libcst.tool codemod

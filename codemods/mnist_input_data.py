@@ -5,20 +5,19 @@ TF 2 no longer ships `tensorflow.examples.tutorials`; the runtime's `input_data`
 """
 from __future__ import annotations
 
-import libcst as cst
+from codemods.command import command_attribute
+from codemods.contrib_table import MNIST_ROWS
+from codemods.rule import Invalid, Valid
+from codemods.table_rename import TableRenameRule
 
-from codemods._base import Invalid, Valid
-from codemods._rename import TableRenameCommand
-from codemods.contrib_table import MNIST_ROWS, Row
 
-
-class MnistInputDataCommand(TableRenameCommand):
+class MnistInputData(TableRenameRule):
     DESCRIPTION = "Replace tensorflow.examples.tutorials.mnist.input_data by the tf1clip runtime's copy."
     RULE = "mnist_input_data"
     FAMILY = ("tensorflow.examples",)
     TRIGGERS = ("examples",)
 
-    def rows_for(self, tree: cst.Module) -> dict[str, Row]:
+    def rows_for(self) -> dict:
         return MNIST_ROWS
 
     VALID = [
@@ -38,3 +37,6 @@ class MnistInputDataCommand(TableRenameCommand):
             "x = tf.placeholder(tf.float32)\n",
         ),
     ]
+
+
+__getattr__ = command_attribute(MnistInputData)  # MnistInputDataCommand, for python -m libcst.tool codemod

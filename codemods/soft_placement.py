@@ -12,13 +12,15 @@ change: soft placement only moves ops whose pinned device is missing or has no k
 """
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import Assignment, ScopeProvider
 
-from codemods._base import Invalid, TFCommand, Valid, chain_root, walk
-from codemods._usage import TF, V1, classify
+from codemods._usage import TF, V1
+from codemods.command import command_attribute
+from codemods.nodes import Reference, one_string_token
+from codemods.rule import Invalid, Rule, Valid
 
 # Session makers (relative to tensorflow.compat.v1) -> the position of their `config` argument.
 SESSIONS = {
@@ -36,146 +38,138 @@ def _relative(qname: Optional[str]) -> Optional[str]:
     return None
 
 
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+def _keyword(call: ast.Call, name: str) -> Optional[ast.keyword]:
+    return next((k for k in call.keywords if k.arg == name), None)
 
 
-def _keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(keyword=cst.Name(name), value=value,
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
+def _appending(name: str, code: str):
+    """A NodeEdit maker: the call with `name=code` as its last argument."""
+    def make(call: cst.Call) -> cst.Call:
+        arg = cst.Arg(keyword=cst.Name(name), value=cst.parse_expression(code),
+                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                            whitespace_after=cst.SimpleWhitespace("")))
+        args = list(call.args)
+        if args and not isinstance(args[-1].comma, cst.Comma):
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(args=[*args, arg])
+
+    return make
 
 
-def _append(call: cst.Call, arg: cst.Arg) -> cst.Call:
-    args = list(call.args)
-    if args and not isinstance(args[-1].comma, cst.Comma):
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return call.with_changes(args=[*args, arg])
-
-
-class SoftPlacementCommand(TFCommand):
+class SoftPlacement(Rule):
     DESCRIPTION = "Add allow_soft_placement=True to the sessions of files that pin ops to devices."
     RULE = "soft_placement"
     TRIGGERS = ("device",)
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        usage = classify(tree, self.imported_names, self.line_of)
-        if usage.verdict not in ("tf1", "tf1-eager"):
-            return tree
-        self._pins: list[tuple[int, str]] = []
-        self._sessions: list[tuple[cst.Call, str]] = []
-        self._append_to: dict[cst.Call, cst.Arg] = {}  # call -> the argument it gets
-        for node in _calls(tree):
-            rel = _relative(self.imported_name(node.func))
-            if rel == "device" and self._pins_a_device(node):
-                self._pins.append((self.line_of(node), self.module.code_for_node(node.args[0].value)))
-            elif rel in SESSIONS:
-                self._sessions.append((node, rel))
-        if not self._pins:
-            return tree
-        pin_line, pin = self._pins[0]
+    def __init__(self, run):
+        super().__init__(run)
+        self.calls: list = []          # (Reference, ast.Call, relative name) of the calls of TF names
+        self.refs: dict = {}           # id(ast node) -> Reference, for the callees of ConfigProto calls
+
+    def visit_reference(self, ref: Reference) -> None:
+        node = ref.node
+        parent = self.file.parent(node, ref.stmt)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            rel = _relative(self.run.final_qname(ref))
+            if rel is not None:
+                self.calls.append((ref, parent, rel))
+                self.refs[id(node)] = ref
+
+    def leave_module(self, layout) -> None:
+        if layout.final_usage().verdict not in ("tf1", "tf1-eager"):  # the output's, as its own pass saw it
+            return
+        pins = [(ref.line, self.file.source(call.args[0])) for ref, call, rel in self.calls
+                if rel == "device" and _pins_a_device(self.file, call)]
+        sessions = [(ref, call, rel) for ref, call, rel in self.calls if rel in SESSIONS]
+        if not pins:
+            return
+        pin_line, pin = pins[0]
         why = (f"this file pins ops to devices (tf.device({pin}), line {pin_line}): TF 2.21 stops with "
                "'Cannot assign a device for operation' where that device is missing; TF 1.x users ran such "
                "scripts with soft placement")
-        if not self._sessions:
-            if any(_literal_accelerator(p) for _, p in self._pins):
+        if not sessions:
+            if any(_literal_accelerator(p) for _, p in pins):
                 self.note_human(pin_line, f"tf.device({pin}) pins ops, but this file makes no session: give the "
                                           f"session that runs them config=tf.ConfigProto({_SOFT}=True) to run "
                                           "where that device is missing")
-            return tree
-        for call, rel in self._sessions:
-            self._soften(call, rel, why)
-        return tree.visit(self)
+            return
+        softened: set = set()
+        for ref, call, rel in sessions:
+            self._soften(ref, call, rel, why, softened)
 
-    def _pins_a_device(self, call: cst.Call) -> bool:
-        if not call.args or call.args[0].keyword is not None:
-            return False
-        value = call.args[0].value
-        if isinstance(value, cst.Name) and value.value == "None":
-            return False
-        if isinstance(value, cst.SimpleString):
-            text = value.evaluated_value
-            return bool(text) and "cpu" not in str(text).lower()
-        return True  # computed: may name a GPU
-
-    def _soften(self, call: cst.Call, rel: str, why: str) -> None:
+    def _soften(self, ref: Reference, call: ast.Call, rel: str, why: str, softened: set) -> None:
         config = _keyword(call, "config")
-        positional = [a for a in call.args if a.keyword is None]
-        if config is None and any(a.star for a in call.args):
-            self.note_human(call, f"{rel}(*args/**kwargs): make sure its config has {_SOFT}=True; {why}")
+        value = config.value if config is not None else None
+        starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        if config is None and starred:
+            self.note_human(ref.line, f"{rel}(*args/**kwargs): make sure its config has {_SOFT}=True; {why}")
             return
-        if config is None and len(positional) > SESSIONS[rel]:
-            config = positional[SESSIONS[rel]]
-        if config is None:
-            proto = self._config_proto(call)
+        if config is None and len(call.args) > SESSIONS[rel]:
+            value = call.args[SESSIONS[rel]]
+        if value is None:
+            proto = self._config_proto(ref)
             if proto is None:
-                self.note_human(call, f"give this session config=tf.ConfigProto({_SOFT}=True); {why}")
+                self.note_human(ref.line, f"give this session config=tf.ConfigProto({_SOFT}=True); {why}")
                 return
-            self._append_to[call] = _keyword_arg("config", cst.parse_expression(f"{proto}({_SOFT}=True)"))
-            self.note_change(call, f"added config={proto}({_SOFT}=True) to {rel}(...): {why}")
+            self.run.transform(self, call, ref.stmt, _appending("config", f"{proto}({_SOFT}=True)"))
+            self.note_change(ref.line, f"added config={proto}({_SOFT}=True) to {rel}(...): {why}")
             return
-        proto_call = self._proto_of(config.value)
-        if proto_call is None:
-            if not self._sets_soft_later(config.value):
-                self.note_human(call, f"set {_SOFT}=True on this session's config; {why}")
+        found = self._proto_of(value, ref)
+        if found is None:
+            if not self._sets_soft_later(value):
+                self.note_human(ref.line, f"set {_SOFT}=True on this session's config; {why}")
             return
+        proto_call, proto_stmt = found
         existing = _keyword(proto_call, _SOFT)
         if existing is not None:
-            if isinstance(existing.value, cst.Name) and existing.value.value == "False":
-                self.note_human(proto_call, f"{_SOFT}=False: {why}")
+            if isinstance(existing.value, ast.Constant) and existing.value.value is False:
+                self.note_human(proto_call.lineno, f"{_SOFT}=False: {why}")
             return
-        if proto_call not in self._append_to:
-            self._append_to[proto_call] = _keyword_arg(_SOFT, cst.Name("True"))
-            self.note_change(proto_call, f"added {_SOFT}=True to the ConfigProto of {rel}(...) "
-                                         f"(line {self.line_of(call)}): {why}")
+        if id(proto_call) not in softened:
+            softened.add(id(proto_call))
+            self.run.transform(self, proto_call, proto_stmt, _appending(_SOFT, "True"))
+            self.note_change(proto_call.lineno, f"added {_SOFT}=True to the ConfigProto of {rel}(...) "
+                                                f"(line {ref.line}): {why}")
 
-    def _config_proto(self, call: cst.Call) -> Optional[str]:
+    def _config_proto(self, ref: Reference) -> Optional[str]:
         """`tf.ConfigProto` through the root the session call is written with (or a v1 alias)."""
-        root = chain_root(call.func)
-        qname = self.imported_name(root) if root is not None and root is not call.func else None
-        if qname == V1:
-            return f"{root.value}.ConfigProto"  # type: ignore[union-attr]
-        if qname == TF:
-            return f"{root.value}.compat.v1.ConfigProto"  # type: ignore[union-attr]
+        if ref.parts:
+            finals = {self.run.bound(b) for b in ref.bindings}
+            qname = finals.pop() if len(finals) == 1 else None
+            if qname == V1:
+                return f"{ref.root}.ConfigProto"
+            if qname == TF:
+                return f"{ref.root}.compat.v1.ConfigProto"
         for module, suffix in ((V1, ".ConfigProto"), (TF, ".compat.v1.ConfigProto")):
-            alias = self.visible_alias(call, module)
+            alias = self.run.visible_alias(ref, module)
             if alias is not None:
                 return alias + suffix
         return None
 
-    def _proto_of(self, value: cst.BaseExpression) -> Optional[cst.Call]:
-        """The ConfigProto(...) call `value` is, or that its name is bound to by one assignment."""
-        if isinstance(value, cst.Call):
-            return value if (_relative(self.imported_name(value.func)) or "").endswith("ConfigProto") else None
-        if not isinstance(value, cst.Name):
+    def _proto_of(self, value: ast.expr, ref: Reference) -> Optional[tuple]:
+        """(the ConfigProto(...) call, its Stmt): `value` itself, or what its name is bound to by
+        its one assignment."""
+        if isinstance(value, ast.Call):
+            callee = self.refs.get(id(value.func))
+            rel = _relative(self.run.final_qname(callee)) if callee is not None else None
+            return (value, callee.stmt) if (rel or "").endswith("ConfigProto") else None
+        if not isinstance(value, ast.Name):
             return None
-        scope = self.get_metadata(ScopeProvider, value, None)
-        if scope is None:
+        bindings = self.file.lookup(value.id, ref.scope)
+        if len(bindings) != 1:
             return None
-        assignments = [a for a in scope[value.value] if isinstance(a, Assignment)]
-        if len(assignments) != 1:
-            return None
-        target = assignments[0].node
-        for stmt in _assigns(self.module):
-            if any(t.target is target for t in stmt.targets) and isinstance(stmt.value, cst.Call):
-                return self._proto_of(stmt.value)
+        node = bindings[0].stmt
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets):
+            return self._proto_of(node.value, ref)
         return None
 
-    def _sets_soft_later(self, value: cst.BaseExpression) -> bool:
+    def _sets_soft_later(self, value: ast.expr) -> bool:
         """`config.allow_soft_placement = ...` somewhere in the file, for the name `value`."""
-        if not isinstance(value, cst.Name):
+        if not isinstance(value, ast.Name):
             return False
-        for stmt in _assigns(self.module):
-            for target in stmt.targets:
-                t = target.target
-                if isinstance(t, cst.Attribute) and t.attr.value == _SOFT and \
-                        isinstance(t.value, cst.Name) and t.value.value == value.value:
-                    return True
-        return False
-
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        arg = self._append_to.get(original_node)
-        return updated_node if arg is None else _append(updated_node, arg)
+        return any(isinstance(t, ast.Attribute) and t.attr == _SOFT and isinstance(t.value, ast.Name)
+                   and t.value.id == value.id for stmt in self.file.assignments() for t in stmt.targets)
 
     VALID = [
         Valid("import tensorflow.compat.v1 as tf\n\nwith tf.device('/cpu:0'):\n    x = tf.placeholder(tf.float32)\n"
@@ -209,14 +203,21 @@ class SoftPlacementCommand(TFCommand):
     ]
 
 
-def _calls(tree: cst.CSTNode):
-    return [n for n in walk(tree) if isinstance(n, cst.Call)]
-
-
-def _assigns(tree: cst.CSTNode):
-    return [n for n in walk(tree) if isinstance(n, cst.Assign)]
+def _pins_a_device(file, call: ast.Call) -> bool:
+    """A first positional argument that may name an accelerator: not None, not a CPU written out."""
+    if not call.args:
+        return False
+    value = call.args[0]
+    if isinstance(value, ast.Constant) and value.value is None:
+        return False
+    if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)) and one_string_token(file.source(value)):
+        return bool(value.value) and "cpu" not in str(value.value).lower()
+    return True  # computed (or strings written together): may name a GPU
 
 
 def _literal_accelerator(pin: str) -> bool:
     low = pin.lower()
     return pin[:1] in "'\"" and ("gpu" in low or "tpu" in low)
+
+
+__getattr__ = command_attribute(SoftPlacement)  # SoftPlacementCommand, for python -m libcst.tool codemod

@@ -31,13 +31,12 @@ def test_quick_run_reports_every_section_with_both_sides(tmp_path):
     rows = report["rows"]
     sections = {r["section"] for r in rows}
     assert sections == {"codemod throughput", "start-up", "step time", "clipping cost", "compat runtime"}
-    # Five migrate variants (the libcst-only one too), each as files/s and as peak memory, against
-    # one tf_upgrade_v2 run.
+    # Four migrate variants on the generated tree, each as files/s and as peak memory, against
+    # one tf_upgrade_v2 run (no snapshot folder here: the real-shaped tree's rows are skipped).
     throughput = [r for r in rows if r["section"] == "codemod throughput"]
-    labels = [f"tf1clip migrate --to {to} -j {j}" for to in ("compat", "tf2") for j in (1, 2)]
+    labels = [f"generated: tf1clip migrate --to {to} -j {j}" for to in ("compat", "tf2") for j in (1, 2)]
     assert {(r["row"], r["metric"].split()[0]) for r in throughput} == {
-        (label, m) for label in [*labels, "tf1clip migrate --to compat -j 2, libcst rules only"]
-        for m in ("files/s", "peak")}
+        (label, m) for label in labels for m in ("files/s", "peak")}
     for r in rows:
         if r["section"] == "step time" and "(XLA)" in r["row"] and r["ours"] is None:
             assert r["note"], r  # XLA may be unavailable, but then the row says why
@@ -115,3 +114,36 @@ def test_row_ratio_and_goals():
     missing = _common.row("s", "r", "ms", "a", 10.0, "b", None, target=1.0, note="XLA n/a")
     assert missing["ratio"] is None and missing["met"] is None
     assert Path(_common.ROOT / "benchmarks" / "run.py").exists()
+
+
+def test_real_shaped_tree_is_read_from_the_snapshots(tmp_path):
+    """The real-shaped tree: the manifest's Python files at their pinned commit, read from a
+    snapshot folder with git (a repository made here), copied round-robin."""
+    import subprocess
+
+    repo = tmp_path / "snapshots" / "someone+project" / "repo"
+    repo.mkdir(parents=True)
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    (repo / "a.py").write_text("import tensorflow as tf\nx = tf.placeholder(tf.float32)\n")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "b.py").write_text("print('b')\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    commit = git("rev-parse", "HEAD").strip()
+    (repo / "a.py").write_text("changed after the pinned commit\n")
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(f'[repos."someone/project"]\ncommit = "{commit}"\n'
+                        '[[file]]\nrepo = "someone/project"\npath = "a.py"\n'
+                        '[[file]]\nrepo = "someone/project"\npath = "pkg/b.py"\nskip = "library"\nwhy = "x"\n'
+                        '[[file]]\nrepo = "someone/project"\npath = "c.ipynb"\n')
+    files, lines, distinct = bench_codemod.make_real_tree(tmp_path / "tree", tmp_path / "snapshots", 5, manifest)
+    assert (files, lines, distinct) == (5, 8, 2)
+    written = sorted(str(p.relative_to(tmp_path / "tree")) for p in (tmp_path / "tree").rglob("*.py"))
+    assert written == ["copy_0/someone+project/a.py", "copy_0/someone+project/pkg/b.py",
+                       "copy_1/someone+project/a.py", "copy_1/someone+project/pkg/b.py",
+                       "copy_2/someone+project/a.py"]
+    assert (tmp_path / "tree" / "copy_2/someone+project/a.py").read_text().startswith("import tensorflow as tf")

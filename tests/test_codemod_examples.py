@@ -1,8 +1,9 @@
-"""One generic test runs every codemod's own before/after examples (Fixit style).
+"""One generic test runs every compat rule's own before/after examples (Fixit style).
 
-Each command in `codemods.COMPAT_TIER` carries `VALID` (must stay byte-for-byte) and
-`INVALID` (must become `expected`) examples; every rewrite applied twice equals applied once.
-Real libcst, no mocks. Also: each command runs standalone through `python -m libcst.tool codemod`.
+Each rule in `codemods.COMPAT_RULES` carries `VALID` (must stay byte-for-byte) and `INVALID`
+(must become `expected`) examples, applied with the rule alone through the one-pass engine and
+through the rule's libcst command (what `python -m libcst.tool codemod` runs); every rewrite
+applied twice equals applied once. Real libcst, no mocks.
 """
 from __future__ import annotations
 
@@ -21,58 +22,69 @@ if str(ROOT) not in sys.path:
 
 import codemods  # noqa: E402
 from codemods._base import NOTES_KEY  # noqa: E402
+from codemods.engine import apply  # noqa: E402
 
-COMMANDS = list(codemods.COMPAT_TIER)
+RULES = list(codemods.COMPAT_RULES)
+# what `python -m libcst.tool codemod <module>.<Rule>Command` loads
+COMMANDS = {rule: getattr(sys.modules[rule.__module__], f"{rule.__name__}Command") for rule in RULES}
 
 
-def _apply(cls, code: str) -> tuple[str, CodemodContext]:
+def _apply(rule, code: str):
+    result = apply(code, [rule], "example.py")
+    return result.text, result.notes
+
+
+def _command(rule, code: str) -> tuple[str, CodemodContext]:
     context = CodemodContext(filename="example.py")
-    return cls(context).transform_module(cst.parse_module(code)).code, context
+    return COMMANDS[rule](context).transform_module(cst.parse_module(code)).code, context
 
 
 def _cases(kind: str):
-    for cls in COMMANDS:
-        for i, example in enumerate(getattr(cls, kind)):
-            yield pytest.param(cls, example, id=f"{cls.RULE}-{kind.lower()}-{i}")
+    for rule in RULES:
+        for i, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.RULE}-{kind.lower()}-{i}")
 
 
-@pytest.mark.parametrize("cls, example", list(_cases("VALID")))
-def test_valid_example_is_left_unchanged(cls, example):
-    out, _ = _apply(cls, example.code)
-    assert out == example.code
+@pytest.mark.parametrize("rule, example", list(_cases("VALID")))
+def test_valid_example_is_left_unchanged(rule, example):
+    assert _apply(rule, example.code)[0] == example.code
+    assert _command(rule, example.code)[0] == example.code
 
 
-@pytest.mark.parametrize("cls, example", list(_cases("INVALID")))
-def test_invalid_example_is_rewritten_and_twice_equals_once(cls, example):
-    once, context = _apply(cls, example.code)
+@pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
+def test_invalid_example_is_rewritten_and_twice_equals_once(rule, example):
+    once, notes = _apply(rule, example.code)
     assert once == example.expected
-    twice, _ = _apply(cls, once)
-    assert twice == once
-    changes = [n for n in context.scratch.get(NOTES_KEY, []) if n.kind == "change"]
-    assert changes and all(n.rule == cls.RULE and n.line >= 1 for n in changes), changes
+    assert _apply(rule, once)[0] == once
+    changes = [n for n in notes if n.kind == "change"]
+    assert changes and all(n.rule == rule.RULE and n.line >= 1 for n in changes), changes
+    through_libcst, context = _command(rule, example.code)
+    assert through_libcst == example.expected and context.scratch[NOTES_KEY] == notes
 
 
-@pytest.mark.parametrize("cls", COMMANDS, ids=lambda c: c.RULE)
-def test_every_command_documents_itself(cls):
-    module = sys.modules[cls.__module__]
-    assert cls.RULE == module.__name__.rsplit(".", 1)[1], "the rule id is the module name"
-    assert cls.DESCRIPTION and cls.DESCRIPTION != "No description."
-    assert module.__doc__ and len(cls.VALID) >= 1 and len(cls.INVALID) >= 1
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.RULE)
+def test_every_rule_documents_itself(rule):
+    module = sys.modules[rule.__module__]
+    assert rule.RULE == module.__name__.rsplit(".", 1)[1], "the rule id is the module name"
+    assert rule.DESCRIPTION and module.__doc__ and len(rule.VALID) >= 1 and len(rule.INVALID) >= 1
+    command = getattr(module, f"{rule.__name__}Command")  # what .libcst.codemod.yaml users name
+    assert command is COMMANDS[rule] and command.DESCRIPTION == rule.DESCRIPTION
+    assert command.__module__ == module.__name__ and command.__name__ == f"{rule.__name__}Command"
 
 
 def test_whole_tier_on_every_example_is_idempotent():
-    """The tier (all rules in order) applied to every example, twice, equals once."""
+    """The tier (all rules in one pass) applied to every example, twice, equals once."""
     from tf1clip.migrate.engine import migrate_text
 
-    for cls in COMMANDS:
-        for example in [*cls.VALID, *cls.INVALID]:
+    for rule in RULES:
+        for example in [*rule.VALID, *rule.INVALID]:
             once = migrate_text(example.code).text
-            assert migrate_text(once).text == once, (cls.RULE, example.code)
+            assert migrate_text(once).text == once, (rule.RULE, example.code)
 
 
 def test_unknown_contrib_name_is_reported_for_a_human():
     code = "import tensorflow as tf\n\nhelper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(inputs, lengths, emb, 0.5)\n"
-    out, context = _apply(codemods.ContribSymbolsCommand, code)
+    out, context = _command(codemods.ContribSymbols, code)
     assert out == code
     (note,) = context.scratch[NOTES_KEY]
     assert note.kind == "human" and note.line == 3 and "tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper" in note.message
@@ -86,9 +98,9 @@ def test_unknown_contrib_name_is_reported_for_a_human():
     ("from tensorflow import contrib\nimport tensorflow as tf\n\nopt = contrib.estimator.clip_gradients_by_norm(o, 5.0)\n", 4),
 ])
 def test_aliases_resolve_through_qualified_names(source, expected_line):
-    out, context = _apply(codemods.ContribSymbolsCommand, source)
+    out, notes = _apply(codemods.ContribSymbols, source)
     assert "contrib" not in out.replace("tf1clip", "")
-    (note,) = context.scratch[NOTES_KEY]
+    (note,) = notes
     assert note.runtime == "tf1clip.clip_gradients_by_norm" and note.line == expected_line
 
 

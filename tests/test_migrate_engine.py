@@ -1,16 +1,15 @@
 """The migrate engine in-process: never making a file worse, reporting on the original lines.
 
-Real libcst commands (including two deliberately wrong ones), no mocks, no TensorFlow.
+Real rules on the real engine (including deliberately wrong ones), no mocks, no TensorFlow.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import libcst as cst
 import pytest
-from libcst.codemod import VisitorBasedCodemodCommand
 
+from codemods.rule import Rule
 from conftest import run_tf1clip
 from tf1clip.migrate.engine import MigrationError, migrate_text
 from tf1clip.migrate.notebook import migrate_notebook
@@ -19,30 +18,73 @@ ROOT = Path(__file__).resolve().parents[1]
 TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nsess = tf.Session()\n"
 
 
-class ReturnAtModuleLevel(VisitorBasedCodemodCommand):
-    """A broken rule: its output is valid for libcst but not for Python."""
+class ReturnAtModuleLevel(Rule):
+    """A broken rule: it inserts a statement that libcst accepts and Python does not."""
 
     RULE = "broken_rule"
 
-    def leave_Assign(self, original_node, updated_node):
-        return cst.Return(value=updated_node.value)
+    def leave_module(self, layout):
+        layout.insert_after(layout.body, layout.body[-1], "return 1", self.RULE)
 
 
-class Crashing(VisitorBasedCodemodCommand):
+class Crashing(Rule):
     RULE = "crashing_rule"
 
-    def visit_Name(self, node):
+    def visit_reference(self, ref):
         raise RuntimeError("boom")
+
+
+class _Rename(Rule):
+    """Renames tf.placeholder to tf.<TARGET>: two of them disagree."""
+
+    TARGET = ""
+
+    def visit_reference(self, ref):
+        if ref.text == "tf.placeholder":
+            self.run.replace(self, ref, 1, f"tf.{self.TARGET}")
+
+
+class RenameA(_Rename):
+    RULE, TARGET = "rename_a", "a"
+
+
+class RenameB(_Rename):
+    RULE, TARGET = "rename_b", "b"
+
+
+class RenameInner(Rule):
+    RULE = "rename_inner"
+
+    def visit_reference(self, ref):
+        if ref.text == "tf.placeholder":
+            self.run.replace(self, ref, 0, "tf1")
 
 
 def test_output_that_does_not_parse_is_never_returned():
     with pytest.raises(MigrationError, match="does not parse"):
-        migrate_text(TF1, tier=(ReturnAtModuleLevel,))
+        migrate_text(TF1, rules=(ReturnAtModuleLevel,))
 
 
 def test_a_crashing_rule_is_an_error_for_that_file_only():
     with pytest.raises(MigrationError, match="crashing_rule failed: RuntimeError: boom"):
-        migrate_text(TF1, tier=(Crashing,))
+        migrate_text(TF1, rules=(Crashing,))
+
+
+@pytest.mark.parametrize("rules, message", [
+    ((RenameA, RenameB), r"rules rename_a and rename_b rewrite the same name in tf.placeholder differently"),
+    ((RenameA, RenameInner), r"rules rename_a and rename_inner rewrite nested names in tf.placeholder"),
+])
+def test_conflicting_edits_are_an_error_not_an_order(rules, message):
+    """Two rules editing one node (or one inside the other) differently: the file is an error
+    at that line, in either order, never one rule's result."""
+    for order in (rules, rules[::-1]):
+        with pytest.raises(MigrationError) as info:
+            migrate_text(TF1, rules=order)
+        assert info.value.line == 3
+    with pytest.raises(MigrationError, match=message):
+        migrate_text(TF1, rules=rules)
+    same = migrate_text(TF1, rules=(RenameA, RenameA))  # the same edit twice is one edit
+    assert same.text == TF1.replace("tf.placeholder", "tf.a")
 
 
 def test_notes_point_at_original_lines_after_insertions():

@@ -293,7 +293,7 @@ def _run_on_pty(args, cwd):
 def test_colour_and_progress_only_on_a_terminal(tree, tmp_path):
     code, shown = _run_on_pty(["migrate", "tree"], tmp_path)
     assert code == 2
-    assert "\033[32m+import tensorflow.compat.v1 as tf\033[0m" in shown  # coloured diff
-    assert "\r[" in shown and "13/13" in shown  # a progress bar over the 13 Python files and notebooks
+    assert "\033[32m+import tensorflow.compat.v1 as tf\033[0m" in shown  # coloured diff (rich)
+    assert "━" in shown and "13/13" in shown  # rich's progress bar over the 13 Python files and notebooks
     piped = run_tf1clip("migrate", "tree", cwd=tmp_path)
     assert "\033[" not in piped.stdout + piped.stderr and "\r" not in piped.stderr

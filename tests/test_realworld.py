@@ -144,6 +144,18 @@ def test_harness_end_to_end_on_a_tiny_corpus(tmp_path):
     assert "owner/train/helpers.py | library |" in text
     assert "[3/3] owner/" in proc.stderr  # progress on stderr
 
+    # --update: one entry re-run, every other row kept from the earlier report, the header says so.
+    out2 = tmp_path / "rw2.json"
+    proc = run_python(ROOT / "benchmarks" / "realworld.py", plan, snaps, "--only", "owner/train/missing.py",
+                      "--update", out_json, "--json", out2, timeout=600)
+    assert proc.returncode == 0, tail(proc.stdout + proc.stderr, 40)
+    updated = json.loads(out2.read_text())
+    assert [row["name"] for row in updated["rows"]] == list(rows)
+    assert updated["rows"][0] == result["rows"][0] and updated["rows"][1] == result["rows"][1]
+    assert updated["rows"][2]["cells"]["run"]["status"] == "fail"
+    assert "1 entries re-run at" in updated["tf1clip"] and "owner/train/missing.py" in updated["tf1clip"]
+    assert updated["counts"] == result["counts"] and updated["excluded"] == result["excluded"]
+
 
 def test_only_selects_by_pattern_and_rejects_unknown_names(tmp_path):
     snaps, commit = _make_repo(tmp_path)

@@ -6,8 +6,9 @@ change files, parity diverged); 2 usage or input error. Errors are one line on s
 """
 from __future__ import annotations
 
-import argparse
 import sys
+
+from tf1clip.arguments import UsageError
 
 USAGE = """\
 usage: tf1clip [--debug] COMMAND ...
@@ -25,10 +26,6 @@ commands:
                  prove NEW trains like OLD; each side in its own copy of the working
                  directory (docs/parity.md)
 """
-
-
-class UsageError(Exception):
-    """A problem with the command line or its inputs: one line on stderr, exit 2."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,16 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tf1clip: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)",
               file=sys.stderr)
         return 2
-
-
-def make_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """An ArgumentParser whose errors become UsageError (one line, exit 2) instead of SystemExit."""
-
-    class _Parser(argparse.ArgumentParser):
-        def error(self, message: str):  # type: ignore[override]
-            raise UsageError(f"{prog}: {message}")
-
-    return _Parser(prog=f"tf1clip {prog}", description=description)
 
 
 def run_main() -> None:

@@ -22,7 +22,7 @@ import traceback
 import types
 
 from tf1clip._source import check_source, decode_source
-from tf1clip.cli import UsageError
+from tf1clip.arguments import UsageError
 from tf1clip.tracebacks import print_user_traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -51,7 +51,8 @@ def saver(site: "CallSite"):
         site.refuse("tf.train.Saver of a variable list other than all global variables is not converted")
     states = [s for s in tr.states if s.kind in ("variable", "layer", "optimizer")]
     if not states:
-        site.refuse("tf.train.Saver with no variables (TF 1.x raised ValueError)")
+        site.refuse("tf.train.Saver before any variable this file creates (variables made in another module, "
+                    "or none at all, are not known here)")
     kwargs = {}
     for s in states:
         key = s.name.replace(".", "_")

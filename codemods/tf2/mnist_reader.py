@@ -7,8 +7,13 @@ TF 1.x's reader (contrib/learn/python/learn/datasets/mnist.py): the four IDX fil
 reseeds NumPy's global RNG when it is made (from `seed` if given, else from the graph-level
 seed, else from the OS) and `next_batch` shuffles at the first batch and at each epoch's end
 with `numpy.random.shuffle`. The translator passes the graph-level seed the script set with
-`tf.set_random_seed` before reading, so the reseeding is the same. Files are read gzipped or
-not, and never downloaded (put them in `train_dir`).
+`tf.set_random_seed` before reading, so the reseeding is the same. With no seed at all TF 1.x
+reseeded from the OS, a stream nobody could reproduce; TF 2 has no public getter of a global
+seed set later (by a test harness, say), so the local reader then leaves NumPy's own state as
+it is: a script that seeds NumPy itself keeps its stream, and `tf1clip parity`, which seeds
+NumPy and the graph alike on both sides, draws the same batches as TF 1.x's reader reseeded
+from that graph seed (as long as nothing drew from NumPy before the reader). Files are read
+gzipped or not, and never downloaded (put them in `train_dir`).
 """
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ class MnistDataSet:
     """TF 1.x's MNIST DataSet (tensorflow.examples.tutorials.mnist), kept: TF 2 does not ship it."""
 
     def __init__(self, images, labels, dtype, reshape, seed):
-        numpy.random.seed(seed)  # TF 1.x reseeded NumPy's global RNG for each DataSet
+        if seed is not None:  # TF 1.x reseeded NumPy's global RNG for each DataSet (see below)
+            numpy.random.seed(seed)
         self.num_examples = images.shape[0]
         if reshape:
             images = images.reshape(images.shape[0], images.shape[1] * images.shape[2])

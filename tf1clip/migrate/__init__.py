@@ -13,15 +13,15 @@ with `--check` when any file would change, else 0. Never imports TensorFlow (`--
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import shutil
 import sys
 from typing import Iterable, Optional
 
-from tf1clip.cli import UsageError, make_parser
+from tf1clip.arguments import UsageError, make_parser
 from tf1clip.migrate.report import FileResult, Item, summarize, summary_line, to_json
+from tf1clip.migrate.terminal import Progress, print_diff
 from tf1clip.migrate.tree import Task, discover
 
 DESCRIPTION = ("Rewrite TF 1.x files (.py, .ipynb) so they run on TF 2.21: compat tier "
@@ -90,28 +90,26 @@ def main(argv: list[str], debug: bool = False) -> int:
 
     work = tasks
     results: list[FileResult] = []
-    progress = _Progress(len([t for t in work if t.kind in ("python", "notebook")]))
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    progress = Progress(len([t for t in work if t.kind in ("python", "notebook")]))
     verifier = _Verifier(steps, args.strategy, len([t for t in work if t.kind == "python"])) if args.verify else None
-    for task, result in zip(work, _run(work, jobs)):
-        if verifier is not None:
-            progress.clear()
-            result = verifier.check(task, result)
-        if mode == "inplace" and result.status == "changed":
-            _write_inplace(task, result)
-        elif mode == "outtree":
-            _write_outtree(task, result, outtree)  # type: ignore[arg-type]
-        if result.status == "changed" and mode == "diff":
-            progress.clear()
-            _print_diff(result, color)
-        results.append(result)
-        if task.kind in ("python", "notebook"):
-            progress.step(task.display)
-        if task.kind not in ("other",) or task.explicit:
-            progress.clear()
-            for line in result.lines():
-                print(line, file=sys.stderr)
-    progress.clear()
+    try:
+        for task, result in zip(work, _run(work, jobs)):
+            if verifier is not None:
+                result = verifier.check(task, result)
+            if mode == "inplace" and result.status == "changed":
+                _write_inplace(task, result)
+            elif mode == "outtree":
+                _write_outtree(task, result, outtree)  # type: ignore[arg-type]
+            if result.status == "changed" and mode == "diff":
+                print_diff(result.old_text or "", result.new_text or "", result.path)
+            results.append(result)
+            if task.kind in ("python", "notebook"):
+                progress.step(task.display)
+            if task.kind not in ("other",) or task.explicit:
+                for line in result.lines():
+                    print(line, file=sys.stderr)
+    finally:
+        progress.close()
     summary = summarize(results)
     print(summary_line(summary, mode), file=sys.stderr)
     if args.report:
@@ -341,58 +339,3 @@ def _write_outtree(task: Task, result: FileResult, outtree: str) -> None:
         result.written = dest
     except OSError as exc:
         _fail(result, f"cannot write {dest}: {exc.strerror}")
-
-
-# -- terminal ---------------------------------------------------------------------------------
-def _print_diff(result: FileResult, color: bool) -> None:
-    old, new = result.old_text or "", result.new_text or ""
-    name = result.path.replace(os.sep, "/")
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      fromfile=f"a/{name}", tofile=f"b/{name}"))
-    out = []
-    for line in lines:
-        if not line.endswith(("\n", "\r")):
-            line += "\n\\ No newline at end of file\n"
-        if color:
-            if line.startswith(("+++", "---")):
-                line = f"\033[1m{line.rstrip()}\033[0m\n"
-            elif line.startswith("@@"):
-                line = f"\033[36m{line.rstrip()}\033[0m\n"
-            elif line.startswith("+"):
-                line = f"\033[32m{line.rstrip()}\033[0m\n"
-            elif line.startswith("-"):
-                line = f"\033[31m{line.rstrip()}\033[0m\n"
-        out.append(line)
-    text = "".join(out)
-    stream = getattr(sys.stdout, "buffer", None)
-    sys.stdout.flush()
-    if stream is not None:
-        stream.write(text.encode("utf-8", "surrogateescape"))
-        stream.flush()
-    else:
-        sys.stdout.write(text)
-
-
-class _Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for longer runs."""
-
-    def __init__(self, total: int):
-        self.total, self.done, self.shown = total, 0, False
-        self.enabled = total >= 10 and sys.stderr.isatty()
-
-    def step(self, name: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        label = name if len(name) <= 40 else "…" + name[-39:]
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}\033[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            self.shown = False

@@ -1,20 +1,15 @@
-"""Run the compat-tier codemods over one module's text; report changes on the original lines.
+"""Migrate one module's text: the compat tier (`codemods.engine`, all rules in one pass) or the
+TF2 tier with the compat tier as its fallback; changes reported on the original lines.
 
-Pure text in, text out; imports libcst and `codemods`, never TensorFlow.
+Pure text in, text out; imports `codemods`, never TensorFlow.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
-
-from codemods import COMPAT_TIER, NUMPY_ONLY
-from codemods._base import NOTES_KEY, WRAPPER_KEY, Note, compose_line_map, imported_qualified_names
-from codemods._usage import Usage, classify
-from codemods.fast_compat import fast_compat
+from codemods import COMPAT_RULES, NUMPY_ONLY, Note
+from codemods.engine import apply
+from codemods.errors import EngineError
 
 
 class MigrationError(Exception):
@@ -37,116 +32,25 @@ class Outcome:
         return sorted({n.runtime for n in self.notes if n.runtime})
 
 
-def parse(text: str) -> cst.Module:
-    try:
-        return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise MigrationError(f"libcst cannot parse this file: {exc.message}", exc.raw_line) from None
-
-
-def _wrapper(module: cst.Module) -> MetadataWrapper:
-    """Metadata for `module` itself (no copy: the engine owns every tree it hands around)."""
-    return MetadataWrapper(module, unsafe_skip_copy=True)
-
-
-def usage_of(module: cst.Module, wrapper: MetadataWrapper | None = None) -> Usage:
-    wrapper = wrapper if wrapper is not None and wrapper.module is module else _wrapper(module)
-    scopes = wrapper.resolve(ScopeProvider)
-    positions = wrapper.resolve(PositionProvider)
-
-    def imported(node):
-        return imported_qualified_names(scopes.get(node), node)
-
-    def line_of(node):
-        pos = positions.get(node)
-        return pos.start.line if pos is not None else 0
-
-    # classify walks wrapper.module (the nodes the metadata is keyed on).
-    return classify(wrapper.module, imported, line_of)
-
-
-def migrate_text(text: str, filename: str = "<string>", tier=COMPAT_TIER, fast: bool | None = None) -> Outcome:
-    """Apply `tier` to `text`. Raises MigrationError when the text cannot be parsed or rewritten.
-
-    For the compat tier, a file of the common shape is done by `codemods.fast_compat` (same
-    output and notes, on `ast`); `fast=False`, or TF1CLIP_MIGRATE_FAST=0 in the environment,
-    runs the libcst rules on every file. A file that is not TF 1.x code gets the rules that
-    apply to any file (`NUMPY_ONLY`), and keeps its reason when they change nothing."""
-    if fast is None:
-        fast = os.environ.get("TF1CLIP_MIGRATE_FAST", "1") != "0"
+def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> Outcome:
+    """Apply the compat tier's `rules` to `text`. Raises MigrationError when the text cannot be
+    parsed or rewritten (the file is then left unchanged). A file that is not TF 1.x code gets
+    the rules that apply to any file (`NUMPY_ONLY`), and keeps its reason when they change
+    nothing."""
     if "tensorflow" not in text and "tf_slim" not in text:
-        try:
-            return _apply(text, filename, NUMPY_ONLY, reason="does not use TensorFlow")
-        except MigrationError:  # not TensorFlow code, and not ours to judge
-            return Outcome(text, reason="does not use TensorFlow")
-    if fast and tier is COMPAT_TIER:
-        done = fast_compat(text, filename)
-        if done is not None:
-            return Outcome(done[0], done[1])
-    module = parse(text)
-    wrapper = _wrapper(module)
-    usage = usage_of(module, wrapper)
-    verdict = usage.verdict
-    if verdict == "none":
-        return _apply(text, filename, NUMPY_ONLY, module, wrapper,
-                      reason="does not import TensorFlow" if not usage.imports_tf else "uses no TF 1.x-only API")
-    if verdict == "mixed":
-        line = usage.tf2[0][0]
-        return _apply(text, filename, NUMPY_ONLY, module, wrapper,
-                      [Note(line, "compat_tier", "human", usage.mixed_message())],
-                      reason="mixes TF 2 and TF 1 code: left for a human")
-    return _apply(text, filename, tier, module, wrapper, reason="already migrated")
-
-
-def _apply(text: str, filename: str, tier, module: cst.Module | None = None, wrapper: MetadataWrapper | None = None,
-           notes: list[Note] | None = None, reason: str = "") -> Outcome:
-    """Run the commands of `tier` in order on `text`; `reason` says why, if nothing changed."""
-    notes = list(notes or [])
-    if not any(getattr(c, "applies_to", lambda _: True)(text) for c in tier):
-        return Outcome(text, notes, reason=reason)
-    if module is None:
-        module = parse(text)
-    if wrapper is None:
-        wrapper = _wrapper(module)
-    line_map = list(range(len(text.splitlines()) + 2))  # current line → original line
-    current, code = module, text
-    for command_cls in tier:
-        applies_to = getattr(command_cls, "applies_to", None)
-        if applies_to is not None and not applies_to(code):
-            continue
-        if wrapper.module is not current:
-            wrapper = _wrapper(current)
-        # The codemod reuses this tree's metadata instead of copying the tree and resolving
-        # scopes again: a command that changes nothing costs the next one nothing.
-        context = CodemodContext(filename=filename, scratch={WRAPPER_KEY: wrapper})
-        command = command_cls(context)
-        try:
-            new = command.transform_module(current)
-        except Exception as exc:  # noqa: BLE001 - a rule bug must not lose the file, only skip it
-            raise MigrationError(f"rule {command_cls.RULE} failed: {type(exc).__name__}: {exc}") from exc
-        for note in context.scratch.get(NOTES_KEY, []):
-            original = line_map[note.line] if 0 < note.line < len(line_map) else note.line
-            notes.append(Note(original, note.rule, note.kind, note.message, note.runtime))
-        if new is not current:
-            new_code = new.code
-            if new_code != code:
-                line_map = compose_line_map(line_map, code, new_code)
-            code = new_code
-        current = new
-    out = code
-    if out != text:
-        # Never write what does not parse: libcst and CPython must both accept the result.
-        try:
-            cst.parse_module(out)
-            compile(out, filename, "exec", dont_inherit=True)
-        except (SyntaxError, cst.ParserSyntaxError, ValueError) as exc:
-            raise MigrationError(f"the rewritten file does not parse ({exc}); left unchanged, please report this") from exc
-    unique: list[Note] = []
-    for note in notes:
-        if note not in unique:
-            unique.append(note)
-    unique.sort(key=lambda n: (n.line, n.kind != "change"))
-    return Outcome(out, unique, reason="" if out != text else reason)
+        anywhere = [r for r in rules if r in NUMPY_ONLY and r.applies_to(text)]
+        if anywhere:
+            try:
+                result = apply(text, anywhere, filename)
+            except EngineError:  # not TensorFlow code, and not ours to judge
+                return Outcome(text, reason="does not use TensorFlow")
+            return Outcome(result.text, result.notes, reason="" if result.text != text else "does not use TensorFlow")
+        return Outcome(text, reason="does not use TensorFlow")
+    try:
+        result = apply(text, rules, filename)
+    except EngineError as exc:
+        raise MigrationError(str(exc), exc.line) from exc
+    return Outcome(result.text, result.notes, reason=result.reason)
 
 
 def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy: str | None = None) -> Outcome:
@@ -165,10 +69,13 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
 
     # NumPy 2 spellings first (they keep every line where it was, so both tiers' notes stay
     # on the input's lines); the compat fallback applies the same rule itself.
-    try:
-        numpy = _apply(text, filename, NUMPY_ONLY)
-    except MigrationError:
-        numpy = Outcome(text)
+    numpy = Outcome(text)
+    if any(r.applies_to(text) for r in NUMPY_ONLY):
+        try:
+            done = apply(text, NUMPY_ONLY, filename)
+            numpy = Outcome(done.text, done.notes)
+        except EngineError:
+            pass
     try:
         result = convert(numpy.text, filename)
     except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from tf1clip._source import check_source
-from tf1clip.cli import UsageError, make_parser
+from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
 from tf1clip.parity import workdir
 from tf1clip.parity.randomness import policy
@@ -216,7 +216,10 @@ def main(argv: list[str], debug: bool = False) -> int:
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)
         return 2
-    print(outcome.report)
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        print(cmp.format_report(outcome.result, os.path.basename(opts.old), os.path.basename(opts.new), color=True))
+    else:
+        print(outcome.report)
     if opts.json:
         with open(opts.json, "w") as handle:
             json.dump(outcome.result, handle, indent=1, default=str)

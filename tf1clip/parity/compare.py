@@ -224,69 +224,89 @@ def diff_ok_nan(a, b):
     return bool(np.array_equal(np.isnan(a), np.isnan(b)))
 
 
-def _fmt(x, width=12):
+def _fmt(x) -> str:
     if x is None:
-        return "-".rjust(width)
+        return "-"
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return str(x).rjust(width)
-    return f"{x:.6g}".rjust(width)
+        return str(x)
+    return f"{x:.6g}"
 
 
-def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", max_rows: int = 40) -> str:
-    """The per-step table, first divergent step, weight differences and the verdict."""
+def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", max_rows: int = 40,
+                  color: bool = False) -> str:
+    """The per-step table (a `rich` table), first divergent step, weight differences and the
+    verdict. Plain text unless `color` (ANSI colours, for a terminal)."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    out = io.StringIO()
+    console = Console(file=out, width=200, color_system="standard" if color else None, force_terminal=color,
+                      highlight=False, soft_wrap=True)
+
+    def say(text: str, style=None) -> None:
+        console.print(Text(text, style=style) if style else text, markup=False)
+
     new_runtime = result.get("new_runtime", "TF2")
-    lines = [f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} ({new_runtime})"
-             f"  rtol={result['rtol']:g} atol={result['atol']:g}"]
+    say(f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} ({new_runtime})"
+        f"  rtol={result['rtol']:g} atol={result['atol']:g}")
     if result.get("randomness"):
-        lines.append(f"randomness: {result['randomness']}")
+        say(f"randomness: {result['randomness']}")
     if "transfer" in result:
-        lines.append("start values: " + ("OLD's loaded into NEW" if result["transfer"] else
-                                         "--no-transfer: each side's own, compared"))
+        say("start values: " + ("OLD's loaded into NEW" if result["transfer"] else
+                                "--no-transfer: each side's own, compared"))
     if result.get("kept"):
-        lines.append(f"working copies kept: OLD {result['kept']['old']}  NEW {result['kept']['new']}")
+        say(f"working copies kept: OLD {result['kept']['old']}  NEW {result['kept']['new']}")
     for opt in result["optimizers"]:
-        lines.append(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}")
+        say(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}")
         writes = opt.get("writes")
-        lines.append("  step     loss OLD     loss NEW     abs diff     rel diff  gnorm(pre) d  "
-                     + ("max|W diff|  " if writes else "gnorm(post) d  "))
+        table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold" if color else None)
+        table.add_column("  step", justify="right", min_width=6)
+        for header in ("loss OLD", "loss NEW", "abs diff", "rel diff", "gnorm(pre) d",
+                       "max|W diff|" if writes else "gnorm(post) d"):
+            table.add_column(header, justify="right", min_width=11)
+        table.add_column("")
         rows = opt["rows"]
         shown = rows if len(rows) <= max_rows else _around(rows, opt["first_divergent_step"], max_rows)
         last = 0
         for row in shown:
             if row["step"] != last + 1 and last:
-                lines.append("   ...")
+                table.add_row("...")
             last = row["step"]
-            pre = row.get("grad_norm_pre_abs")
             post = row.get("weights_abs") if writes else row.get("grad_norm_post_abs")
-            lines.append(f"  {row['step']:4d} {_fmt(row['loss_old'])} {_fmt(row['loss_new'])} "
-                         f"{_fmt(row.get('loss_abs'))} {_fmt(row.get('loss_rel'))} {_fmt(pre, 13)} "
-                         f"{_fmt(post, 14)}  {'' if row['ok'] else '<-- out of tolerance'}")
+            table.add_row(str(row["step"]), _fmt(row["loss_old"]), _fmt(row["loss_new"]), _fmt(row.get("loss_abs")),
+                          _fmt(row.get("loss_rel")), _fmt(row.get("grad_norm_pre_abs")), _fmt(post),
+                          "" if row["ok"] else "<-- out of tolerance", style=None if row["ok"] else "red")
+        console.print(table)
         first = opt["first_divergent_step"]
-        lines.append(f"  first step out of tolerance: {first if first is not None else 'none'}")
-        lines.append("  final weights (largest |OLD - NEW| per variable):")
+        say(f"  first step out of tolerance: {first if first is not None else 'none'}")
+        say("  final weights (largest |OLD - NEW| per variable):")
         for w in opt["weights"]:
             note = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
             names = w["name"] if not w.get("new_name") or w["new_name"] == w["name"] else f"{w['name']} ~ {w['new_name']}"
-            lines.append(f"    {names}: {_fmt(w.get('max_abs_diff')).strip()}  {note}")
+            say(f"    {names}: {_fmt(w.get('max_abs_diff'))}  {note}", None if w["ok"] else "red")
     if result.get("state"):
-        lines.append("other state written by the steps (largest |OLD - NEW| at the end):")
+        say("other state written by the steps (largest |OLD - NEW| at the end):")
         for w in result["state"]:
             note = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
             names = w["name"] if w["new_name"] == w["name"] else f"{w['name']} ~ {w['new_name']}"
-            lines.append(f"    {names}: {_fmt(w.get('max_abs_diff')).strip()}  {note}")
+            say(f"    {names}: {_fmt(w.get('max_abs_diff'))}  {note}", None if w["ok"] else "red")
     if result.get("state_note"):
-        lines.append(f"note: {result['state_note']}")
+        say(f"note: {result['state_note']}")
     if result.get("initial"):
-        lines.append("start values (--no-transfer; largest |OLD - NEW|):")
+        say("start values (--no-transfer; largest |OLD - NEW|):")
         for w in result["initial"]:
-            lines.append(f"    {w['name']}: {_fmt(w.get('max_abs_diff')).strip()}  "
-                         f"{w.get('note') or ('ok' if w['ok'] else 'DIFFERENT')}")
+            say(f"    {w['name']}: {_fmt(w.get('max_abs_diff'))}  {w.get('note') or ('ok' if w['ok'] else 'DIFFERENT')}",
+                None if w["ok"] else "red")
     for problem in result["problems"]:
-        lines.append(f"problem: {problem}")
+        say(f"problem: {problem}")
     for error in result.get("errors", []):
-        lines.append(f"error: {error}")
-    lines.append("PASS" if result["passed"] else ("ERROR" if result.get("errors") else "FAIL"))
-    return "\n".join(lines)
+        say(f"error: {error}", "red")
+    verdict = "PASS" if result["passed"] else ("ERROR" if result.get("errors") else "FAIL")
+    say(verdict, "bold green" if result["passed"] else "bold red")
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").split("\n"))
 
 
 def _around(rows, first_bad, max_rows):

@@ -233,8 +233,9 @@ class Recorder:
         if self._old_init is None or update.steps:
             return
         meta = self._old_meta()
-        expected = meta.get(update.index)
         got = [self._assigned.get(var_identity(v)) for v in variables]
+        self._take_old_index(update, meta, got)
+        expected = meta.get(update.index)
         if expected is None or None in got or sorted(got) != sorted(expected):
             self.mismatch = {
                 "optimizer": update.index,
@@ -243,6 +244,24 @@ class Recorder:
                          "matched": self._assigned.get(var_identity(v))} for v in variables],
             }
             raise StopParity()
+
+    def _take_old_index(self, update, meta, got):
+        """Optimizers are numbered in the order of their first update, and a program and its
+        translation may first run them in another order (TF 1.x numbers a graph's updates as it
+        builds them, a TF 2 program as it traces its steps). At its first update a NEW optimizer
+        takes the number of the OLD optimizer that updated the same variables, trading numbers
+        with the NEW optimizer that held it, which has not updated yet."""
+        if None in got:
+            return
+        wanted = next((index for index, keys in meta.items() if sorted(keys) == sorted(got)), None)
+        if wanted is None or wanted == update.index:
+            return
+        holder = next((u for u in self.optimizers.values() if u.index == wanted), None)
+        if holder is not None and (holder.steps or holder.graph_ops):
+            return  # numbers are settled once an optimizer has run, or built its graph update
+        if holder is not None:
+            holder.index = update.index
+        update.index = wanted
 
     def _old_meta(self):
         """Optimizer index -> OLD keys of the variables it updated."""
