@@ -21,8 +21,11 @@ CLASSES = {  # fixture -> updates its whole run makes
     "batch_norm_contrib.py": 6,
     "assign_gradient_descent.py": 8,
     "checkpoint_resume.py": 6,
+    "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
 }
-SCRIPTS = [FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES]
+SCRIPTS = ([FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES
+                                                              if name != "tfe_linreg.py"]
+           + [FIXTURES / "runtime" / "tfe_linreg.py"])
 
 
 def _updates(script):

@@ -63,9 +63,26 @@ def seed_everything(seed: int) -> None:
         return __init__
 
     wrap(ops.Graph, "__init__", make_init)
-    tf.random.set_seed(seed)
-    graph = ops.get_default_graph()
-    if graph.seed is None:
+    if tf.executing_eagerly():
+        tf.random.set_seed(seed)
+    else:
+        # Graph mode (the TF 1.x face): tf.random.set_seed would make the default graph to seed
+        # it, and a script starting with tf.enable_eager_execution() (TF 1.x's eager API) would
+        # then stop: "must be called at program startup". Every graph is seeded as it is made
+        # (above); the eager seed is set when the script turns eager execution on.
+        def make_enable(original):
+            def enable_eager_execution_internal(*args, **kwargs):
+                result = original(*args, **kwargs)
+                tf.random.set_seed(seed)
+                return result
+            return enable_eager_execution_internal
+
+        wrap(ops, "enable_eager_execution_internal", make_enable)
+    # The global default graph is made lazily, through the wrapped __init__; asking for it here
+    # would make it (see above). Only a graph that exists already is seeded here.
+    stack = getattr(ops, "_default_graph_stack", None)
+    graph = getattr(stack, "_global_default_graph", None) if stack is not None else ops.get_default_graph()
+    if graph is not None and graph.seed is None:
         graph.seed = seed
 
 

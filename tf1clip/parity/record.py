@@ -26,6 +26,7 @@ The bookkeeping (what is kept, the start-value rule, the output files) is record
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -40,6 +41,23 @@ from tf1clip.tracebacks import print_user_traceback
 EXIT_MISMATCH = 3
 EXIT_CRASH = 4
 EXIT_NO_STRATEGY = 5
+
+
+def _creator_when_eager(rec, scopes) -> None:
+    """Under the TF 1.x face a script may turn eager execution on (TF 1.x's eager API): from
+    then on its variables are eager ones, given their start values as they are made, as a
+    TF 2 NEW's are (a graph's variables are matched at its first step instead)."""
+    import tensorflow as tf
+    from tensorflow.python.framework import ops
+
+    original = ops.enable_eager_execution_internal  # (randomness wraps it too: this goes around that)
+
+    def enable_eager_execution_internal(*args, **kwargs):
+        result = original(*args, **kwargs)
+        scopes.enter_context(tf.variable_creator_scope(rec.creator))
+        return result
+
+    ops.enable_eager_execution_internal = enable_eager_execution_internal
 
 
 def main(argv=None):
@@ -95,7 +113,9 @@ def main(argv=None):
 
     try:
         if face:
-            code = runner.run_script(opts.script, text, opts.args, passthrough=(BaseException,))
+            with contextlib.ExitStack() as eager_scopes:
+                _creator_when_eager(rec, eager_scopes)
+                code = runner.run_script(opts.script, text, opts.args, passthrough=(BaseException,))
         else:
             with tf.variable_creator_scope(rec.creator):
                 code = runner.execute_main(opts.script, text, opts.args, passthrough=(BaseException,))

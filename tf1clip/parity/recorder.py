@@ -225,6 +225,18 @@ class Recorder:
                     break
         return loads if self.transfer else []
 
+    def match_late(self, variables):
+        """NEW's eager variables the creator hook did not see (a TF 1.x eager script's
+        `tfe.Variable`, made directly as a ResourceVariable, bypasses creator scopes): matched
+        and given OLD's start values at their first update, by the same rule."""
+        import tensorflow as tf
+
+        if self.side != "new" or self.started:
+            return
+        with tf.init_scope():
+            for var, value in self.match_graph([v for v in variables if var_identity(v) not in self._assigned]):
+                var.assign(tf.cast(value, var.dtype))
+
     def key_of(self, var, default):
         """The record's key of `var`: on NEW the OLD key it was matched to, else `default`."""
         return self._assigned.get(var_identity(var), default) if self.side == "new" else default

@@ -26,6 +26,7 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
     grads = [g for g, _ in kept]
     target, raw = rec.find_raw(variables) if replica_id() is None else (None, None)
     if tf.executing_eagerly():
+        rec.match_late(variables)
         rec.check_match(update, variables)
         rec.before_update(update)
         if rec.initial is None and (rec.side == "old" or not rec.transfer):
