@@ -21,6 +21,7 @@ CLASSES = {  # fixture -> updates its whole run makes
     "batch_norm_contrib.py": 6,
     "assign_gradient_descent.py": 8,
     "checkpoint_resume.py": 6,
+    "estimator_dropout_unseeded.py": 6,
     "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
 }
 SCRIPTS = ([FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES

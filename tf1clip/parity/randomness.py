@@ -63,6 +63,14 @@ def seed_everything(seed: int) -> None:
         return __init__
 
     wrap(ops.Graph, "__init__", make_init)
+    # `set_random_seed(None)` (an Estimator with RunConfig(tf_random_seed=None) calls it in every
+    # graph it builds) would take the seed away again: under parity "no seed" is this seed.
+    prop = ops.Graph.__dict__["seed"]
+    if not getattr(prop.fset, "_tf1clip_hook", False):
+        def set_seed(self, value, _set=prop.fset):
+            _set(self, seed if value is None else value)
+        set_seed._tf1clip_hook = True
+        ops.Graph.seed = property(prop.fget, set_seed, prop.fdel, prop.__doc__)
     if tf.executing_eagerly():
         tf.random.set_seed(seed)
     else:
