@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit
+from codemods.tf2._base import NameTransformer
 from codemods.tf2.helpers import function_locals
 from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
 
@@ -31,23 +32,15 @@ if TYPE_CHECKING:
     from codemods.tf2.interpret import Translator
 
 
-class Replace(cst.CSTTransformer):
+class Replace(NameTransformer):
     """Name `old` → `new` (loads and stores; attribute members and keywords are not names)."""
 
     def __init__(self, mapping: dict):
         super().__init__()
         self.mapping = mapping
-        self._skip: set = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
 
     def leave_Name(self, original, updated):
-        if id(original) in self._skip or original.value not in self.mapping:
+        if self.skipped(original) or original.value not in self.mapping:
             return updated
         return self.mapping[original.value]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.tf2._base import NameTransformer
 from codemods.tf2.emit import code
 from codemods.tf2.model import HOST, Func, Input, Op, Session, StateRef, Tensor
 
@@ -168,23 +169,15 @@ class Info:
     uses_tf: bool = False
 
 
-class _Rename(cst.CSTTransformer):
+class _Rename(NameTransformer):
     """Parameters → the call's arguments, locals → fresh names; statements keep their input line."""
 
     def __init__(self, values: dict, tr: "Translator"):
         super().__init__()
         self.values, self.tr = values, tr
-        self._skip: set = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
 
     def leave_Name(self, original, updated):
-        if id(original) in self._skip or original.value not in self.values:
+        if self.skipped(original) or original.value not in self.values:
             return updated
         return self.values[original.value]
 
