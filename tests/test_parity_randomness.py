@@ -28,7 +28,7 @@ def test_no_dropout_makes_tf1_and_tf2_dropout_the_identity(tmp_path):
     report = tmp_path / "report.json"
     proc = run_tf1clip("parity", *PAIR, "--no-dropout", "--json", report, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "randomness: --no-dropout: dropout is the identity on both sides" in proc.stdout
+    assert "randomness: --no-dropout: dropout and tf.data shuffles are the identity on both sides" in proc.stdout
     rows = json.loads(report.read_text())["optimizers"][0]["rows"]
     expected = _hand_losses(4)  # 0.870451, 0.825701, ...
     assert np.allclose([r["loss_old"] for r in rows], expected, rtol=1e-6, atol=0)
@@ -40,6 +40,32 @@ def test_without_no_dropout_the_different_random_streams_fail(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "randomness: same seeds on both sides" in proc.stdout
     assert "step 1 leaves tolerance" in proc.stdout
+
+
+def test_no_dropout_makes_a_tf_data_shuffle_the_identity_against_its_tf2_translation(tmp_path):
+    """TF 1.x's shuffle seeds come from the graph's op count, the TF 2 program's from its own:
+    different orders by default, the same (unshuffled) order with --no-dropout."""
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent))
+    from codemods.tf2 import convert
+
+    old = FIXTURES / "parity" / "shuffle_tf1.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    new = tmp_path / "shuffle_tf2.py"
+    new.write_text(result.text)
+    assert ".shuffle(" in result.text  # the translation keeps the shuffle: parity decides what it draws
+    report = tmp_path / "report.json"
+    proc = run_tf1clip("parity", old, new, "--no-dropout", "--json", report, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads(report.read_text())["optimizers"][0]["rows"]
+    # unshuffled, step 1 is the first 8 rows from w = 0, b = 0: mean(y^2) by hand
+    data_x = np.linspace(-1.0, 1.0, 96, dtype=np.float32).reshape(32, 3)
+    first = (data_x[:8].sum(axis=1) * 2.0 + 1.0) ** 2
+    assert np.isclose(rows[0]["loss_old"], first.mean(), rtol=1e-6)
+    proc = run_tf1clip("parity", old, new, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
 
 
 TF1_ENTRY_POINTS = """

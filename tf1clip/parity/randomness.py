@@ -35,7 +35,8 @@ from tf1clip.steps import wrap
 
 DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global seed and every graph's "
                   "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program)")
-NO_DROPOUT_POLICY = "--no-dropout: dropout is the identity on both sides (its expectation); other seeds as default"
+NO_DROPOUT_POLICY = ("--no-dropout: dropout and tf.data shuffles are the identity on both sides (their expectation); "
+                     "other seeds as default")
 
 
 def policy(no_dropout: bool) -> str:
@@ -108,6 +109,18 @@ def identity_dropout() -> None:
         return _dropout
 
     wrap(nn_ops, "_dropout", make_dropout)
+
+    # A tf.data shuffle draws its order from the seeds of the program that built it, which a
+    # TF 1.x graph and its TF 2 translation give differently: its expectation, the order unchanged.
+    from tensorflow.python.data.ops import dataset_ops
+
+    def make_shuffle(original):
+        def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+            return self
+        return shuffle
+
+    for cls in (dataset_ops.DatasetV2, dataset_ops.DatasetV1):
+        wrap(cls, "shuffle", make_shuffle)
 
     def patch_wrapper(module):
         def make_variational(original):
