@@ -223,3 +223,15 @@ def test_export_keeps_the_tree_when_the_snapshot_lacks_a_blob(tmp_path):
     assert not (tree / "train" / "helpers.py").exists()
     with pytest.raises(snapshots.SnapshotError, match="no snapshot"):
         snapshots.git_dir(snaps, "owner/absent")
+
+
+def test_setup_scripts_run_seeded_so_every_tree_prepares_the_same_data(tmp_path):
+    """A project's data preparation with an unseeded random split (chiphuyen's chatbot data.py)
+    writes the same files in every fresh tree: the harness runs setup through seeded.py."""
+    (tmp_path / "prep.py").write_text(
+        "import random, sys\nimport numpy as np\n"
+        "print(sys.argv[1:], random.sample(range(1000), 3), int(np.random.randint(1000)))\n")
+    outs = [run_python(ROOT / "benchmarks" / "realworld" / "seeded.py", "prep.py", "--x", "1", cwd=tmp_path,
+                       timeout=60) for _ in range(2)]
+    assert all(o.returncode == 0 for o in outs), outs[0].stderr
+    assert outs[0].stdout == outs[1].stdout and outs[0].stdout.startswith("['--x', '1'] [")

@@ -30,6 +30,8 @@ from realworld import proc
 from realworld.manifest import Entry
 from realworld.workspace import Tree, Workspace
 
+SEEDED = Path(__file__).resolve().parent / "seeded.py"  # runs a setup script with its generators seeded
+
 COLUMNS = ("run", "compat", "compat.run", "compat.parity", "tf2.tier", "tf2.run", "tf2.parity", "upgrade.run")
 PASSING = {"ok", "tf2"}          # what the counts count; tf2.tier's "compat" is a fallback, not a pass
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,10 +113,12 @@ class ScriptRun:
 
     def fresh(self, label: str, overlay: Path | None = None) -> Tree:
         """A fresh tree for one step, after the entry's setup commands (plain python, in its
-        working folder: what the project's README says to run first)."""
+        working folder: what the project's README says to run first), with Python's and NumPy's
+        generators seeded, so that every tree gets the same prepared data (`seeded.py`)."""
         tree = self.ws.tree(self.entry, self.home / label, overlay=overlay)
         for number, script in enumerate(self.entry.setup):
-            done = proc.run([self.tools.python, *shlex.split(script)], tree.cwd, self.tools.env, self.entry.timeout,
+            done = proc.run([self.tools.python, str(SEEDED), *shlex.split(script)], tree.cwd, self.tools.env,
+                            self.entry.timeout,
                             self.logs, f"{label.replace('/', '-')}.setup{number}")
             if done.returncode != 0:
                 raise SetupFailed(f"setup `python {script}` failed: {proc.failure_line(done.stderr, done.stdout)}",
