@@ -195,16 +195,18 @@ def test_hooks_log_save_summaries_and_checkpoints(tmp_path):
                                  summary_op=v1.summary.scalar("my_loss", spec.loss))])
 
     class Steps(est.SessionRunHook):
-        def before_run(self, run_context):
-            return est.SessionRunArgs(v1.train.get_global_step())
+        # Fetching the global step in the same run as the train op races with its increment (in TF 1.x
+        # too: the read has no control dependency on the update), so the hook reads it after each run.
+        def begin(self):
+            self.step = v1.train.get_global_step()
 
         def after_run(self, run_context, run_values):
-            steps_seen.append(int(run_values.results))
+            steps_seen.append(int(run_context.session.run(self.step)))
 
     estimator = est.Estimator(hooked_model_fn, model_dir=str(tmp_path / "m"), params={"lr": LR, "clip": CLIP},
                               config=est.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None))
     estimator.train(train_input(), steps=5, hooks=[est.CheckpointSaverHook(str(tmp_path / "m"), save_steps=2), Steps()])
-    assert steps_seen == [0, 1, 2, 3, 4]
+    assert steps_seen == [1, 2, 3, 4, 5]
     expected = []
     for k in range(5):
         w, b = reference([k])
