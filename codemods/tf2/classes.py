@@ -11,7 +11,11 @@ call, with `self` bound to that instance (an `Instance`: its attributes are boun
 - a local of the method that a step reads later (a learning rate, a variable list) is kept
   on the instance (`self.max_grad_norm = max_grad_norm`): the method's locals are gone by
   the time a step runs;
-- a method that runs the session is read as a region (its steps are defined in it).
+- a method that runs the session is read as a region (its steps are defined in it);
+- a method called on `self` from another method of the same object that is given graph values
+  or returns a value (`seq = self.embed(x)`, `self.create_rnn(seq)`) is read inline at that
+  call, like a helper (`inline`): its statements in the caller's, `self` the same object; it
+  leaves the class when nothing else calls it.
 The class keeps one definition of each method, so every call of a method (on every
 instance) must read to the same TF 2 text; otherwise it is refused (e.g. instances sharing
 variables through `reuse`).
@@ -24,7 +28,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2._base import NameTransformer
-from codemods.tf2.helpers import function_locals
+from codemods.tf2.helpers import function_locals, names_of
 from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
 
 if TYPE_CHECKING:
@@ -65,6 +69,7 @@ class Classes:
         self.tr = tr
         self.defs: dict = {}
         self.walked: dict = {}        # (class, method) -> FunctionDef read
+        self.inlined_methods: dict = {}  # (class, method) -> calls on `self` read inline
         self.frames: list = []
 
     @property
@@ -107,6 +112,34 @@ class Classes:
         if self.method(instance.cls, attr) is not None:
             return Other("member", {"of": instance, "attr": attr}), node
         return HOST, node
+
+    def inlined(self, value: cst.BaseExpression) -> Optional[tuple]:
+        """(method, call with `self` first) when the statement-level call `value` is read inline: a method
+        called on `self` inside another method of the same object, given graph values or returning a value."""
+        frame = self.frame
+        if frame is None or not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                                 and isinstance(value.func.value, cst.Name)
+                                 and value.func.value.value == frame.self_name):
+            return None
+        fn = self.method(frame.instance.cls, value.func.attr.value)
+        info = None if fn is None or fn.decorators else self.tr.functions.analyze(fn)
+        if info is None or info.session:
+            return None
+        given = any(names_of(a.value) & self.tr.graph_names() or _reads_graph_attr(a.value, frame) for a in value.args)
+        returns = any(isinstance(n, cst.Return) and n.value is not None for n in _walk(fn.body))
+        graph_work = info.uses_tf or info.creates_state or _reads_graph_attr(fn.body, frame)
+        if not (given or returns and graph_work):
+            return None
+        key = (frame.instance.cls.node.name.value, fn.name.value)
+        self.inlined_methods[key] = self.inlined_methods.get(key, 0) + 1
+        self.tr.note(f"method `{fn.name.value}` read where `{frame.self_name}.{fn.name.value}(...)` calls it: TF 1.x "
+                     "ran its body there")
+        return fn, value.with_changes(func=cst.Name(fn.name.value),
+                                      args=[cst.Arg(cst.Name(frame.self_name)), *value.args])
+
+    def _calls(self, method: str) -> int:
+        """How many times the input reads `<something>.<method>` (its calls, and any other use)."""
+        return _attribute_count(self.tr.module, method)
 
     def call_method(self, site: "CallSite") -> tuple:
         instance, name = site.receiver, site.qname[2:]
@@ -187,8 +220,21 @@ class Classes:
         out.extend(replace_names(s, {local: target}) for s in produced)
 
     def assign_tuple(self, st, small: cst.Assign, target, out: list) -> None:
-        """`img, self.label = ...`: the attributes become names of the steps (values only)."""
+        """`img, self.label = ...`: the attributes become names of the steps (values only);
+        `self.a, self.b = a, b` of plain Python values stays as it is."""
         tr = self.tr
+        if self._host_only(small.value):
+            for e in target.elements:
+                v = e.value
+                if isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) and \
+                        isinstance(tr.env.get(v.value.value), Instance):
+                    tr.env[v.value.value].attrs[v.attr.value] = HOST
+                else:
+                    tr.bind(v, HOST)
+            out.extend(tr.pending)
+            tr.pending = []
+            out.append(st)
+            return
         elements, attrs = [], []
         for e in target.elements:
             v = e.value
@@ -209,6 +255,24 @@ class Classes:
             instance.attrs[attr] = av
             instance.locals[attr] = local
         out.extend(produced)
+
+    def _host_only(self, node) -> bool:
+        """`node` reads plain Python values only: no TensorFlow, no call (it could make state), no name or
+        object attribute bound to a graph value, state or model object (an object's plain attributes are)."""
+        from codemods.tf2.helpers import mentions_tf
+        if mentions_tf(self.tr, node):
+            return False
+        receivers = set()
+        for n in _walk(node):
+            if isinstance(n, cst.Call):
+                return False
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and \
+                    isinstance(self.tr.env.get(n.value.value), Instance):
+                receivers.add(id(n.value))
+                if self.tr.env[n.value.value].attrs.get(n.attr.value, HOST) is not HOST:
+                    return False
+        return all(self.tr.env.get(n.value, HOST) is HOST or id(n) in receivers
+                   for n in _walk(node) if isinstance(n, cst.Name))
 
     # -- state and values made inside a method ------------------------------------------------------
     def state_ref(self, name: str) -> Optional[cst.BaseExpression]:
@@ -279,14 +343,27 @@ class Classes:
             if isinstance(st, cst.ClassDef) and self.defs.get(st.name.value) is st:
                 body = []
                 for m in st.body.body:
-                    if isinstance(m, cst.FunctionDef) and (st.name.value, m.name.value) in self.walked:
-                        walked = self.walked[(st.name.value, m.name.value)]
-                        body.append(walked.with_changes(leading_lines=m.leading_lines))
+                    key = (st.name.value, m.name.value) if isinstance(m, cst.FunctionDef) else None
+                    if key in self.walked:
+                        body.append(self.walked[key].with_changes(leading_lines=m.leading_lines))
+                    elif key in self.inlined_methods and self._calls(m.name.value) == self.inlined_methods[key]:
+                        continue  # read where it was called, and called nowhere else
                     else:
                         body.append(m)
-                st = st.with_changes(body=st.body.with_changes(body=body))
+                st = st.with_changes(body=st.body.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])]))
             new.append(st)
         return new
+
+
+def _attribute_count(module: cst.Module, attr: str) -> int:
+    return sum(1 for n in _walk(module) if isinstance(n, cst.Attribute) and n.attr.value == attr)
+
+
+def _reads_graph_attr(node, frame: Frame) -> bool:
+    """`node` reads `self.<attr>` holding a graph value."""
+    return any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == frame.self_name
+               and n.attr.value in frame.instance.attrs and frame.instance.attrs[n.attr.value].graph
+               for n in _walk(node))
 
 
 def _walk(node):

@@ -23,6 +23,7 @@ from codemods.tf2 import builds, classes, helpers, session, steps
 from codemods.tf2 import emit
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
+from codemods.tf2.inline import inline_call
 from codemods.tf2.model import AV, HOST, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor
 from codemods.tf2.program import Program
 
@@ -168,6 +169,10 @@ class Translator(Program):
         if func is not None:
             self.block(self.functions.inline(st, func, small.value, target), out, region=False)
             return
+        method = self.classes.inlined(small.value)
+        if method is not None:
+            self.block(inline_call(self, st, *method, target), out, region=False)
+            return
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
                 isinstance(self.env.get(target.value.value), Instance):
             self.classes.assign(st, small, target, self.env[target.value.value], out)
@@ -274,6 +279,10 @@ class Translator(Program):
         func = self.functions.inlined(small.value)
         if func is not None:
             self.block(self.functions.inline(st, func, small.value, None), out, region=False)
+            return
+        method = self.classes.inlined(small.value)
+        if method is not None:
+            self.block(inline_call(self, st, *method, None), out, region=False)
             return
         ev = Evaluator(self, self.env)
         av, value = ev.evaluate(small.value)
