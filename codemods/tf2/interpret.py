@@ -69,6 +69,7 @@ class Translator:
         self.gradient_lists: set = set() # names bound to a tf.gradients(...) result
         self.preamble: list = []         # definitions that go after the imports
         self.imports: set = set()        # modules the output needs imported
+        self.step_prelude: list = []     # statements the current value statement needs before it, in its steps
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):
@@ -237,6 +238,12 @@ class Translator:
             self.carry = []
 
     def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
+        self._statement(st, out, region)
+        if self.step_prelude:
+            self.refuse("a graph value (an rnn cell's fed argument) to be set before this statement in each step, "
+                        "which is not an assignment of its values: not converted")
+
+    def _statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
         if isinstance(st, cst.SimpleStatementLine):
             self.simple(st, out)
         elif isinstance(st, cst.With):
@@ -380,6 +387,8 @@ class Translator:
             if isinstance(av, Op):
                 body = av.op.info["body"]
                 av.op.name = names[0] if len(names) == 1 else None
+            elif self.step_prelude:  # set first in each step (an rnn cell's fed keep probability)
+                body, self.step_prelude = [*self.step_prelude, *body], []
             self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
                           deps=list(self.control))
             self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())
