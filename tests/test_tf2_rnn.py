@@ -8,10 +8,13 @@ converting twice equals converting once, and what is refused with file:line and 
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import run_tf1clip
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,11 +96,56 @@ def test_class_name_taken_by_the_script_gets_a_fresh_name():
      "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 7, "not known where they are made"),
     ("cell = tf.nn.rnn_cell.GRUCell(4)\n"
      "outputs, state = cell(x[:, 0], cell.zero_state(2, tf.float32))\n", 5, "graph values"),
-    ("cell = tf.nn.rnn_cell.BasicRNNCell(4)\n"
-     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 4, "BasicRNNCell"),
+    ("cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(4), state_keep_prob=0.5, "
+     "variational_recurrent=True, dtype=tf.float32)\n"
+     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 4, "one dropout mask"),
+    ("cell = tf.nn.rnn_cell.BasicRNNCell(4, activation='relu')\n"
+     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 4, "activation"),
+    ("keep = tf.placeholder(tf.float32, [])\n"
+     "cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(4), output_keep_prob=keep)\n"
+     "keep = keep * 0.5\n"
+     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 7, "bound again"),
+    ("keep = tf.placeholder(tf.float32, [])\n"
+     "cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(4), output_keep_prob=keep)\n"
+     "tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 6, "runs once while the graph is built"),
 ])
 def test_refused_with_line_and_reason(body, line, reason):
     result = convert(HEAD + body + TAIL, "t.py")
     assert result.text is None, result.text
     (note,) = [n for n in result.notes if n.kind == "human"]
     assert note.line == line and reason in note.message, note
+
+
+def test_dropout_wrapper_fed_keep_is_set_in_each_step_and_adds_no_scope():
+    """A keep probability fed by a placeholder: the wrapper is made once without it, and each step
+    that runs the rnn sets it first; the wrapped cells keep the names TF 1.x gave them unwrapped."""
+    text = _convert(HEAD + "keep = tf.placeholder(tf.float32, [])\n"
+                    "cells = [tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(4), output_keep_prob=keep) "
+                    "for _ in range(2)]\n"
+                    "outputs, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), x, dtype=tf.float32)\n"
+                    "top = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, "
+                    "scope='rnn/multi_rnn_cell/cell_1/basic_rnn_cell')\n"
+                    + TAIL.replace(".minimize(loss)", ".minimize(loss, var_list=top)")
+                    .replace("feed_dict={x:", "feed_dict={keep: 0.5, x:"))
+    lines = text.splitlines()
+    assert "cells = [DropoutWrapper(BasicRNNCell(4)) for _ in range(2)]" in lines
+    assert "[rnn.cell.cells[1].cell.kernel, rnn.cell.cells[1].cell.bias]" in text
+    at = lines.index("        outputs, state = rnn(x)")
+    assert lines[at - 2:at] == ["        rnn.cell.cells[0].output_keep_prob = keep",
+                                "        rnn.cell.cells[1].output_keep_prob = keep"]
+    assert "def train_step(keep, x):" in text and "train_step(0.5, [[[0.0] * 3] * 5])" in text
+
+
+def test_dropout_wrapper_trains_like_tf1_with_dropout_as_identity(tmp_path):
+    """The construct fixture trained with a keep probability of 0.6: under `parity --no-dropout`
+    (tf.nn.dropout, which the twin calls, is the identity on both sides) every step matches."""
+    old = tmp_path / "old.py"
+    old.write_text((CONSTRUCTS / "rnn_dropout_wrapper_stack.py").read_text()
+                   .replace("TRAIN_KEEP = 1.0", "TRAIN_KEEP = 0.6"))
+    new = tmp_path / "new.py"
+    new.write_text(_convert(old.read_text()))
+    assert "decode_rnn = DynamicRNN(decoder)" in new.read_text()
+    proc = run_tf1clip("parity", old, new, "--no-dropout", "--json", tmp_path / "p.json", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    report = json.loads((tmp_path / "p.json").read_text())
+    assert "--no-dropout" in report["randomness"]

@@ -43,9 +43,9 @@ def test_steps_never_import_tensorflow():
 
 def test_refusal_is_a_human_note_with_file_line():
     text = ("import tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 4])\n"
-            "cell = tf.nn.rnn_cell.BasicRNNCell(8)\n\nwith tf.Session() as sess:\n    pass\n")
+            "cell = tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.GRUCell(8))\n\nwith tf.Session() as sess:\n    pass\n")
     note = _refusal(text)
-    assert note.line == 4 and note.rule == "tf2" and "BasicRNNCell" in note.message
+    assert note.line == 4 and note.rule == "tf2" and "ResidualWrapper" in note.message
 
 
 def test_tf2_code_is_left_alone():

@@ -63,6 +63,48 @@ CASES = {
         tf1="fw = tf.nn.rnn_cell.LSTMCell(5)\n"
             "bw = tf.nn.rnn_cell.LSTMCell(5)\n"
             "result = tf.nn.bidirectional_dynamic_rnn(fw, bw, x, dtype=tf.float32, scope='birnn')\n"),
+    "basic_rnn_cell": dict(
+        shape=[3, 6, 4], lengths=[6, 2, 5],
+        tf1="cell = tf.nn.rnn_cell.BasicRNNCell(5)\n"
+            "result = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)\n"),
+    "basic_rnn_cell_relu_multi": dict(
+        shape=[3, 5, 4], lengths=None,
+        tf1="cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(5, activation=tf.nn.relu), "
+            "tf.nn.rnn_cell.BasicRNNCell(3)])\n"
+            "result = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope='encoder')\n"),
+    "dropout_wrapper_keep_one_in_multi": dict(
+        shape=[3, 5, 4], lengths=[5, 3, 4],
+        tf1="cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(5), "
+            "output_keep_prob=1.0), tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(3), input_keep_prob=1, "
+            "state_keep_prob=1.0)])\n"
+            "result = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)\n"),
+    "dropout_wrapper_seeded_masks": dict(
+        # keep < 1 with a seed: the twin draws TF 1's masks (op seeds from the wrapper's seed, the
+        # graph seed 0 on both sides), on inputs, the LSTM state's h (never c) and outputs; one
+        # step at a time (a random op reads no data: with parallel steps, which step draws first is
+        # the scheduler's choice, in TF 1 as in TF 2)
+        shape=[3, 6, 4], lengths=[6, 4, 2],
+        masks=True,
+        tf1="cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(5), input_keep_prob=0.8, "
+            "output_keep_prob=0.7, state_keep_prob=0.6, seed=7)\n"
+            "result = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32, parallel_iterations=1)\n"),
+    "dropout_wrapper_tensor_keep_one": dict(
+        # a keep probability that is a tensor (TF 1: not a constant, so a dropout op at every step,
+        # the identity when it is 1), as a fed keep_prob is
+        shape=[3, 5, 4], lengths=[5, 5, 2],
+        tf2_replace=[("tf.placeholder_with_default(1.0, [])", "tf.constant(1.0)")],
+        tf1="keep = tf.placeholder_with_default(1.0, [])\n"
+            "cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(4), input_keep_prob=keep, "
+            "output_keep_prob=keep, state_keep_prob=keep)\n"
+            "result = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)\n"),
+    "dropout_wrapper_seeded_state_of_multi": dict(
+        # around a MultiRNNCell: its tuple state dropped out tensor by tensor (an LSTM state's c kept),
+        # each with its own seed (index in the flattened state, as TF 1 counted)
+        shape=[3, 5, 4], lengths=None, masks=True,
+        tf1="cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(4), "
+            "tf.nn.rnn_cell.LSTMCell(3), tf.nn.rnn_cell.GRUCell(2)]), output_keep_prob=0.75, state_keep_prob=0.5, "
+            "seed=11)\n"
+            "result = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, parallel_iterations=1)\n"),
     "slim_batch_norm_4d": dict(
         shape=[4, 3, 3, 2], lengths=None, scale=2.0, slim=True,
         tf1="result = slim.batch_norm(x)\n"),
@@ -161,7 +203,10 @@ def translate(tf1_source):
     return classes, "\n".join(state), step
 
 
-classes, state_code, step = translate(case["tf1"])
+tf2_source = case["tf1"]
+for old, new in case.get("tf2_replace", []):
+    tf2_source = tf2_source.replace(old, new)
+classes, state_code, step = translate(tf2_source)
 # the twins as the migrated file holds them: a module of plain TF 2 source (autograph can read it)
 classes = sorted(classes | {"LSTMStateTuple"})
 with open("emitted_twins.py", "w") as handle:
@@ -170,6 +215,7 @@ with open("emitted_twins.py", "w") as handle:
 sys.path.insert(0, ".")
 import emitted_twins
 scope = dict(vars(emitted_twins))
+tf.random.set_seed(0)  # TF 1's graph seed: seeded dropout draws the same masks
 x = tf.constant(ref["x"])
 lengths = None if case["lengths"] is None else tf.constant(case["lengths"], tf.int32)
 scope.update(x=x, lengths=lengths)
@@ -194,10 +240,17 @@ assert trainable == meta["trainable"], ("trainable order differs", trainable, me
 for w in weights:
     w.assign(ref[f"initial/{w.path}"])
 
-with tf.GradientTape() as tape:
-    tape.watch(x)
-    loss, flat = projected(forward(x))
-grads = tape.gradient(loss, [x] + [w for layer in layers for w in layer.trainable_weights])
+
+def differentiate(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss, flat = projected(forward(x))
+    return flat, tape.gradient(loss, [x] + [w for layer in layers for w in layer.trainable_weights])
+
+
+# eagerly; a case drawing dropout masks runs inside a tf.function (as the steps do), where the
+# random ops are graph ops executed in the loop as TF 1's were (eager draws come in another order)
+flat, grads = (tf.function(differentiate) if case.get("masks") else differentiate)(x)
 report = {}
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import constructs, flags, session
+from codemods.tf2 import constructs, flags, rnn, session
 from codemods.tf2.model import AV, HOST, Class, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor, TFSymbol
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
@@ -181,6 +181,9 @@ class Evaluator(cst.CSTTransformer):
     def _comprehension(self, original, updated):
         self._bound.pop()
         self._loops.pop()
+        made = rnn.comprehension(self, updated) if isinstance(updated, cst.ListComp) else None
+        if made is not None:
+            return self._set(updated, made)
         return self._set(updated, Tensor(single=False) if self._any_graph(updated) else HOST)
 
     leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _comprehension

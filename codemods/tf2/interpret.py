@@ -90,6 +90,12 @@ class Translator(Program):
             self.carry = []
 
     def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
+        self._statement(st, out, region)
+        if self.step_prelude:
+            self.refuse("a graph value (an rnn cell's fed argument) to be set before this statement in each step, "
+                        "which is not an assignment of its values: not converted")
+
+    def _statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
         if isinstance(st, cst.SimpleStatementLine):
             self.simple(st, out)
         elif isinstance(st, cst.With):
@@ -237,6 +243,8 @@ class Translator(Program):
             if isinstance(av, Op):
                 body = av.op.info["body"]
                 av.op.name = names[0] if len(names) == 1 else None
+            elif self.step_prelude:  # set first in each step (an rnn cell's fed keep probability)
+                body, self.step_prelude = [*self.step_prelude, *body], []
             self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
                           deps=list(self.control))
             self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())

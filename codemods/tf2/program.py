@@ -62,6 +62,7 @@ class Program:
         self.gradient_lists: set = set() # names bound to a tf.gradients(...) result
         self.preamble: list = []         # definitions that go after the imports
         self.imports: set = set()        # modules the output needs imported
+        self.step_prelude: list = []     # statements the current value statement needs before it, in its steps
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):

@@ -24,7 +24,9 @@ import libcst as cst
 from codemods.tf2 import emit, twins
 from codemods.tf2 import shapes as shp
 from codemods.tf2._base import NameTransformer
-from codemods.tf2.model import HOST, Other, Seq, State, Tensor
+from codemods.tf2.call_args import with_commas
+from codemods.tf2.helpers import names_of
+from codemods.tf2.model import HOST, Other, Seq, State, StateRef, Tensor, TFSymbol
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
@@ -41,8 +43,21 @@ class Cell:
     units: Optional[cst.BaseExpression]            # output width (None: unknown)
     variables: list                                # [(relative TF 1.x path, ".kernel")] in creation order
     state: Callable                                # batch dim → abstract value of its state
-    parts: list = field(default_factory=list)      # a MultiRNNCell's cells
+    parts: list = field(default_factory=list)      # the cells it holds (a MultiRNNCell's, a wrapper's)
     used: bool = False                             # an rnn call created its variables already
+    feeds: list = field(default_factory=list)      # [Feed]: arguments given graph values, set in each step
+
+
+@dataclass(eq=False)
+class Feed:
+    """A cell argument given a graph value (`DropoutWrapper(cell, output_keep_prob=keep_prob)`, a
+    placeholder): the twin is made once without it, and each step that runs the rnn sets it first,
+    `<rnn>.cell<path>.output_keep_prob = keep_prob`, as TF 1.x's graph read it at each run."""
+
+    path: str                      # attribute path from the cell that holds it (".cells[0]"; "" itself)
+    param: str                     # the twin's attribute (the TF 1 parameter's name)
+    value: cst.BaseExpression      # the TF 2 expression (its names are placeholders or graph values)
+    reads: dict                    # name it reads -> what the name denoted where the cell was made
 
 
 # -- the twin classes, written into the script once ------------------------------------------------------
@@ -80,9 +95,9 @@ class _Rename(NameTransformer):
         return updated.with_changes(value=self.mapping[updated.value])
 
 
-def _instantiate(site: "CallSite", name: Optional[str] = None) -> twins.Made:
+def _instantiate(site: "CallSite", name: Optional[str] = None, node: Optional[cst.Call] = None) -> twins.Made:
     try:
-        return twins.instantiate(site.qname, site.node, name)
+        return twins.instantiate(site.qname, site.node if node is None else node, name)
     except twins.TwinUnavailable as exc:
         site.refuse(f"`{short(site.qname)}` is not converted: {exc.reason}")
 
@@ -111,8 +126,14 @@ def _lstm_state(c_width, h_width) -> Callable:
 def cell(site: "CallSite"):
     tr = site.tr
     twin = twins.lookup(site.qname)
+    if twin.CLASS == "DropoutWrapper":
+        return _wrapper(site, twin)
     if site.starred() or any(site.ev.value_of(a.value).graph for a in site.node.args):
         site.refuse(f"`{short(site.qname)}` given graph values or *args is not converted")
+    activation, act_av = site.arg(None, "activation")
+    if activation is not None and _literal(tr, activation) is not None and not _tf_function(act_av):
+        site.refuse(f"`{short(site.qname)}(activation=...)` other than a TensorFlow function (`tf.nn.relu`) is not "
+                    "converted: TF 1.x read strings and other callables in ways not reproduced here")
     reuse, _ = site.arg(None, "reuse")
     if reuse is not None and _literal(tr, reuse) not in (None, False):
         site.refuse(f"`{short(site.qname)}(reuse=...)` shares variables by scope name: not converted")
@@ -120,21 +141,68 @@ def cell(site: "CallSite"):
     name = twin.DEFAULT_NAME if name_node is None else _literal(tr, name_node)
     if not isinstance(name, str):
         site.refuse(f"`{short(site.qname)}` with a name that is not a string literal is not converted")
-    made = _instantiate(site)
-    node = made.construct.with_changes(func=cst.Name(twin_class(tr, twin)))
-    if twin.CLASS == "MultiRNNCell":
-        info = _multi(site)
-    else:
-        info = _single(site, twin, name)
-    tr.note(f"`{short(site.qname)}` → `{twin.CLASS}`, an exact TF 2 twin written into the script (TF 1.x's math "
-            "and variable names)")
-    return Other("cell", {"cell": info}), node
+    info = _multi(site) if twin.CLASS == "MultiRNNCell" else _single(site, twin, name)
+    return Other("cell", {"cell": info}), _made(site, twin, site.node)
+
+
+def _made(site: "CallSite", twin, node: cst.Call) -> cst.Call:
+    """The twin's constructor for the TF 1 call `node`, its class written into the script."""
+    made = _instantiate(site, node=node)
+    site.tr.note(f"`{short(site.qname)}` → `{twin.CLASS}`, an exact TF 2 twin written into the script (TF 1.x's "
+                 "math and variable names)")
+    return made.construct.with_changes(func=cst.Name(twin_class(site.tr, twin)))
+
+
+def _tf_function(av) -> bool:
+    """A TensorFlow function referred to (`tf.nn.relu`, `tf.tanh`): TF 1.x called it as given."""
+    if not isinstance(av, TFSymbol):
+        return False
+    parts = av.qname.split(".")
+    return parts[0] == "tensorflow" and (len(parts) == 2 or (len(parts) == 3 and parts[1] in ("nn", "math")))
+
+
+def _wrapper(site: "CallSite", twin):
+    """`DropoutWrapper(cell, keep probabilities)`: a cell of the same name and variables (the wrapper
+    opens no scope); a keep probability given a graph value (a fed placeholder) becomes a `Feed`."""
+    tr = site.tr
+    if site.starred():
+        site.refuse(f"`{short(site.qname)}` with *args/**kwargs is not converted")
+    params = [p for p, _ in twin.PARAMS]
+    _, inner = site.arg(0, "cell")
+    if not (isinstance(inner, Other) and inner.kind == "cell"):
+        site.refuse(f"`{short(site.qname)}` of a cell tf1clip does not know (only its twins' cells)")
+    inner = inner.info["cell"]
+    feeds, dropped = [], set()
+    for param in twin.KEEP_PROBS:
+        node, av = site.arg(params.index(param), param)
+        if node is None or not av.graph:
+            continue
+        reads = {n: tr.env[n] for n in names_of(node) if n in tr.env and tr.env[n].graph}
+        if any(isinstance(v, StateRef) for v in reads.values()):
+            site.refuse(f"`{short(site.qname)}({param}=...)` reading a variable is not converted")
+        feeds.append(Feed("", param, node, reads))
+        dropped.add(id(node))
+    for a in site.node.args:
+        if id(a.value) not in dropped and site.ev.value_of(a.value).graph:
+            site.refuse(f"`{short(site.qname)}` given graph values other than keep probabilities is not converted")
+    node = site.node.with_changes(args=with_commas([a for a in site.node.args if id(a.value) not in dropped]))
+    for f in feeds:  # read where the rnn runs, not here: this statement makes state
+        site.ev.uses -= set(f.reads)
+    info = Cell(inner.name, inner.units, [(rel, ".cell" + attr) for rel, attr in inner.variables], inner.state,
+                parts=[inner], feeds=feeds + [_moved(f, ".cell") for f in inner.feeds])
+    return Other("cell", {"cell": info}), _made(site, twin, node)
+
+
+def _moved(feed: Feed, prefix: str) -> Feed:
+    return Feed(prefix + feed.path, feed.param, feed.value, feed.reads)
 
 
 def _single(site: "CallSite", twin, name: str) -> Cell:
     units, _ = site.arg(0, "num_units")
     if units is None:
         site.refuse(f"`{short(site.qname)}` without num_units")
+    if twin.CLASS == "BasicRNNCell":
+        return Cell(name, units, [("kernel", ".kernel"), ("bias", ".bias")], lambda b: Tensor([b, units]))
     if twin.CLASS == "GRUCell":
         return Cell(name, units, [("gates/kernel", ".gates.kernel"), ("gates/bias", ".gates.bias"),
                                   ("candidate/kernel", ".candidate.kernel"), ("candidate/bias", ".candidate.bias")],
@@ -156,15 +224,8 @@ def _single(site: "CallSite", twin, name: str) -> Cell:
 
 
 def _multi(site: "CallSite") -> Cell:
-    node, av = site.arg(0, "cells")
-    parts = None
-    if isinstance(av, Seq):
-        parts = av.items
-    elif isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
-        count = _range_count(site.tr, node.for_in.iter)  # `[GRUCell(n) for _ in range(3)]`: 3 new cells
-        one = site.ev.value_of(node.elt)
-        if count is not None and isinstance(one, Other) and one.kind == "cell":
-            parts = [Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)]
+    _, av = site.arg(0, "cells")
+    parts = av.items if isinstance(av, Seq) else None
     if not parts or not all(isinstance(p, Other) and p.kind == "cell" for p in parts):
         site.refuse("`MultiRNNCell` of cells not known where they are made (a list literal or a comprehension "
                     "over range(<literal>) of cells): not converted")
@@ -175,11 +236,29 @@ def _multi(site: "CallSite") -> Cell:
     variables = [(f"cell_{i}/{c.name}/{rel}", f".cells[{i}]{attr}") for i, c in enumerate(cells)
                  for rel, attr in c.variables]
     return Cell("multi_rnn_cell", cells[-1].units, variables,
-                lambda b: Seq([c.state(b) for c in cells], "tuple"), parts=cells)
+                lambda b: Seq([c.state(b) for c in cells], "tuple"), parts=cells,
+                feeds=[_moved(f, f".cells[{i}]") for i, c in enumerate(cells) for f in c.feeds])
 
 
 def _copy(c: Cell) -> Cell:
-    return Cell(c.name, c.units, list(c.variables), c.state, list(c.parts))
+    """Another cell made by the same expression (a list comprehension's element, made again)."""
+    return Cell(c.name, c.units, list(c.variables), c.state, [_copy(p) for p in c.parts], feeds=list(c.feeds))
+
+
+def _every(c: Cell) -> list:
+    """The cell and every cell it holds, at any depth."""
+    return [c, *(d for p in c.parts for d in _every(p))]
+
+
+def comprehension(ev, node: cst.ListComp):
+    """`[GRUCell(n) for _ in range(3)]`: three new cells (a list of them); else None."""
+    if node.for_in.inner_for_in is not None or node.for_in.ifs:
+        return None
+    count = _range_count(ev.tr, node.for_in.iter)
+    one = ev.value_of(node.elt)
+    if count is None or not (isinstance(one, Other) and one.kind == "cell"):
+        return None
+    return Seq([Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)], "list")
 
 
 def _range_count(tr: "Translator", node) -> Optional[int]:
@@ -224,7 +303,7 @@ def rnn(site: "CallSite"):
         if not (isinstance(av, Other) and av.kind == "cell"):
             site.refuse(f"`{short(site.qname)}` of a cell tf1clip does not know (only its twins' cells)")
         cells.append(av.info["cell"])
-    every = [c for top in cells for c in [top, *top.parts]]
+    every = [d for top in cells for d in _every(top)]
     if any(c.used for c in every) or len({id(c) for c in every}) != len(every):
         site.refuse(f"`{short(site.qname)}` runs a cell another rnn call ran already (TF 1.x shared its variables "
                     "by the cell's first scope): not converted")
@@ -264,10 +343,26 @@ def rnn(site: "CallSite"):
     tr.add_state(state, [emit.assign(py, ctor), emit.stmt("{l}.build({shape})", l=py, shape=build)])
     for c in every:
         c.used = True
+    _set_feeds(site, [(base, c) for (_, base), c in zip(subs, cells)], state)
     tr.note(f"`{short(site.qname)}` → `{twin.CLASS}` `{py}`, an exact TF 2 twin built here (the variables of "
             f"`{prefix}/`, created as TF 1.x created them); its call runs in the steps")
     call = made.call.with_changes(func=state.expr())
     return _result(twin.CLASS, cells, in_av, step_shape, time_major), call
+
+
+def _set_feeds(site: "CallSite", cells: list, state: State) -> None:
+    """Each step that runs this rnn first sets its cells' fed arguments (`Feed`), which must still
+    denote what they denoted where the cell was made."""
+    for base, c in cells:
+        for f in c.feeds:
+            if any(site.tr.env.get(n) is not av for n, av in f.reads.items()):
+                site.refuse(f"`{short(site.qname)}` runs a cell whose {f.param} reads a name bound again since the "
+                            "cell was made: not converted")
+            target = emit.expr("{l}" + base + f.path + "." + f.param, l=state.expr())
+            site.tr.step_prelude.append(emit.assign(target, f.value))
+            site.ev.uses |= set(f.reads)
+            site.tr.note(f"`{f.param}` of a cell run by `{short(site.qname)}` is a graph value: each step sets "
+                         f"`{emit.code(target)}` before running it")
 
 
 def _static_step(av) -> Optional[list]:
@@ -308,4 +403,4 @@ STATE_TUPLES = twins.BY_CLASS["LSTMStateTuple"].TF1
 CALLS = {**{n: cell for n in CELLS}, **{n: rnn for n in RNNS}, **{n: state_tuple for n in STATE_TUPLES}}
 CREATORS = set(CELLS) | set(RNNS)
 METHODS = {("cell", "zero_state"): zero_state}
-__all__ = ["CALLS", "CREATORS", "METHODS", "Cell", "HOST", "twin_class"]
+__all__ = ["CALLS", "CREATORS", "METHODS", "Cell", "Feed", "HOST", "twin_class"]

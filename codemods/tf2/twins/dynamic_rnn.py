@@ -5,7 +5,8 @@ state starts at `initial_state` or the cell's zero state; with `sequence_length`
 t >= length the output is zeros and the state is carried through unchanged, so the final state
 is each sequence's last real state. Keras' RNN masks differently (it repeats the last output),
 so the TF2 tier emits this layer, named `rnn` (or the TF 1 `scope=`), as TF 1 scoped the cell's
-variables: `rnn/<cell>/...`.
+variables: `rnn/<cell>/...`. `parallel_iterations` (32 by default, as TF 1's) changes no number
+of a deterministic cell; steps drawing dropout masks draw them in the order the loop schedules them.
 """
 
 CLASS = "DynamicRNN"
@@ -19,7 +20,7 @@ PARAMS = (
     ("sequence_length", "call"),
     ("initial_state", "call"),
     ("dtype", ("only_float32", "the twin computes in float32")),
-    ("parallel_iterations", ("drop", "how many steps TF 1 ran at once: the same numbers")),
+    ("parallel_iterations", "init"),
     ("swap_memory", ("drop", "memory placement only")),
     ("time_major", "init"),
     ("scope", ("name", "the variable scope names the layer")),
@@ -30,10 +31,11 @@ class DynamicRNN(tf.keras.layers.Layer):
     """TF 1.x's tf.nn.dynamic_rnn as a layer: the cell over time; with sequence_length, outputs are
     zeros and the state is carried through after each sequence's end (TF 1's rule)."""
 
-    def __init__(self, cell, time_major=False, name="rnn", **kwargs):
+    def __init__(self, cell, time_major=False, parallel_iterations=None, name="rnn", **kwargs):
         super().__init__(name=name, **kwargs)
         self.cell = cell
         self.time_major = time_major
+        self.parallel_iterations = parallel_iterations or 32  # steps run at once: where random ops draw
 
     def build(self, input_shape):
         self.cell.build((None, int(input_shape[-1])))
@@ -54,7 +56,8 @@ class DynamicRNN(tf.keras.layers.Layer):
             return t + 1, new_state, outputs.write(t, output)
 
         outputs = tf.TensorArray(inputs.dtype, size=steps)
-        _, state, outputs = tf.while_loop(lambda t, *_: t < steps, step, (tf.constant(0), state, outputs))
+        _, state, outputs = tf.while_loop(lambda t, *_: t < steps, step, (tf.constant(0), state, outputs),
+                                         parallel_iterations=self.parallel_iterations)
         outputs = outputs.stack()
         if not self.time_major:
             outputs = tf.transpose(outputs, [1, 0, 2])
