@@ -270,9 +270,8 @@ class EagerTranslator(cst.CSTTransformer):
     def _gradient_helper(self, member: str) -> str:
         """The name of the helper for `tfe.<member>`, written once into the script (with what it uses)."""
         if member not in self.emitted:
-            holes = {"tf": cst.Name(self.alias)}
-            if member == "implicit_gradients":
-                holes["vg"] = cst.Name(self._gradient_helper("implicit_value_and_gradients"))
+            holes = {"tf": cst.Name(self.alias)} if member == "implicit_value_and_gradients" else {
+                "vg": cst.Name(self._gradient_helper("implicit_value_and_gradients"))}
             self.emitted[member] = name = self.namer.fresh(member)
             holes["g" if member == "implicit_gradients" else "vg"] = cst.Name(name)
             template = IMPLICIT_GRADIENTS if member == "implicit_gradients" else IMPLICIT_VALUE_AND_GRADIENTS
