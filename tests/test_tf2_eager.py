@@ -49,6 +49,9 @@ REFUSED = {
                           "opt = tf.train.GradientDescentOptimizer(0.1)\n"
                           "op = opt.apply_gradients(grad_fn(1.0)[1], global_step=step)\n", "op = opt.apply_gradients",
                           "result is used"),
+    "global_step_unknown_receiver": (HEAD + BODY + "def update(opt, step):\n"
+                                     "    opt.apply_gradients(grad_fn(1.0)[1], step)\n", "opt.apply_gradients",
+                                     "not assigned a tf.train optimizer"),
     "keras_layer": (HEAD + "layer = tf.keras.layers.Dense(3)\n", "tf.keras.layers.Dense", "Keras 2"),
     "graph_only_api": (HEAD + "y = tf.layers.dense(tf.ones([2, 3]), 4)\n", "tf.layers.dense", "tf.layers.dense"),
     "variable_collections": (HEAD + "w = tfe.Variable(1.0, True, ['mine'])\n", "tfe.Variable(1.0, True",

@@ -103,6 +103,8 @@ class EagerTranslator(cst.CSTTransformer):
         self._after: dict = {}           # id(statement) -> statements to add after it
         self._statement = None           # the simple statement line being read
         self._sparse = self._sparse_line()
+        self._optimizers = {emit.code(t) for st in helpers.walk_statements(module) for t, v in helpers.assignments(st)
+                            if isinstance(v, cst.Call) and names.qualified(v.func) in OPTIMIZERS}
 
     def run(self) -> cst.Module:
         out = self.module.visit(self)
@@ -306,6 +308,9 @@ class EagerTranslator(cst.CSTTransformer):
         step = arg(call, 1, "global_step")
         if pairs is None:
             self.refuse(original, "apply_gradients without grads_and_vars")
+        if emit.code(original.func.value) not in self._optimizers:
+            self.refuse(original, f"`{emit.code(original.func)}(...)` with global_step or name: `"
+                                  f"{emit.code(original.func.value)}` is not assigned a tf.train optimizer in this file")
         if step is not None and not (isinstance(step, cst.Name) and step.value == "None"):
             if not self._statement_is(original) or len(self._statement.body) != 1:
                 self.refuse(original, "apply_gradients(..., global_step=...) whose result is used: TF 2's "
