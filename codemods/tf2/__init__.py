@@ -18,6 +18,7 @@ its TF 2 home (`../../docs/migrate-tf2.md` has the user's view). Modules, by wha
 * `session`: `sess.run` sites → step calls; `steps`: the step functions; `shapes`: static
   shapes; `scopes`: variable and name scopes; `emit`: code templates; `builds`: build-time prints;
 * `distribute`: the converted program under `tf.distribute` (`--strategy`).
+* `eager`: a TF 1.x eager script (`enable_eager_execution()`): its API mapped in place, no model.
 Nothing here imports TensorFlow.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@
     result = translate(text, "train.py")   # result.text is None when it cannot be done exactly
 
 Reads the imports (`names`), reads the program into its model and writes the TF 2 form
-(`interpret.Translator`), fixes the imports (`tensorflow.compat.v1` → `tensorflow`, TF 1.x-only
+(`interpret.Translator`; a TF 1.x eager script has its API mapped instead: `eager`), fixes the imports (`tensorflow.compat.v1` → `tensorflow`, TF 1.x-only
 modules the output no longer uses removed), then checks what came out: every name it reads is
 bound and no state is created inside a step (`output_checks`), no TF 1.x-only API left
 (`codemods._usage.classify`), and it compiles. Any exception inside the tier is a refusal at the
@@ -17,6 +17,7 @@ import libcst as cst
 from codemods._base import dotted_name
 from codemods.tf2 import output_checks
 from codemods.tf2._base import Note, Refuse, Result
+from codemods.tf2.eager import EagerTranslator
 from codemods.tf2.failures import failure_line, failure_reason
 from codemods.tf2.interpret import Translator
 from codemods.tf2.names import ImportTable
@@ -36,11 +37,12 @@ def translate(text: str, filename: str = "<string>") -> Result:
         usage = names.usage(module)
         if usage.verdict == "none":
             return Result(text, [])
-        if usage.verdict != "tf1":
+        if usage.verdict == "mixed":
             line = (usage.tf2 or usage.tf1)[0][0]
-            return Result(None, [Note(line, RULE, "human", "mixes TF 2 eager code with TF 1 graph code (or "
-                                                          "enables eager execution): converted by hand only")])
-        translator = Translator(module, names)
+            return Result(None, [Note(line, RULE, "human", "mixes TF 2 eager code with TF 1 graph code: "
+                                                          "converted by hand only")])
+        # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read
+        translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
         out = translator.run()
         out = fix_imports(out, names)
         out, _ = output_checks.transform(out, module)  # every name bound, no state made per step
