@@ -181,7 +181,7 @@ class Evaluator(cst.CSTTransformer):
     def _comprehension(self, original, updated):
         self._bound.pop()
         self._loops.pop()
-        made = rnn.comprehension(self, updated) if isinstance(updated, cst.ListComp) else None
+        made = rnn.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
         return self._set(updated, Tensor(single=False) if self._any_graph(updated) else HOST)
@@ -296,11 +296,7 @@ class Evaluator(cst.CSTTransformer):
                 return self._set(updated, Tensor(single=False, element=base.element))
         if isinstance(base, (Tensor, Input)) or (isinstance(base, StateRef) and base.graph):
             shape = _shape(base)
-            if shape is not None and shp.literal(key) is not None and len(updated.slice) == 1:
-                shape = shape[1:]
-            elif not (len(updated.slice) == 1 and isinstance(index, cst.Slice)):
-                shape = None
-            return self._set(updated, Tensor(shape))
+            return self._set(updated, Tensor(None if shape is None else shp.indexed(shape, updated.slice)))
         graph = any(self.value_of(s.slice.value).graph for s in updated.slice if isinstance(s.slice, cst.Index))
         return self._set(updated, Tensor() if base.graph or graph else HOST)
 

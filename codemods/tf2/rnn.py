@@ -250,15 +250,63 @@ def _every(c: Cell) -> list:
     return [c, *(d for p in c.parts for d in _every(p))]
 
 
-def comprehension(ev, node: cst.ListComp):
-    """`[GRUCell(n) for _ in range(3)]`: three new cells (a list of them); else None."""
+def comprehension(ev, node: cst.ListComp, original: Optional[cst.ListComp] = None):
+    """`[GRUCell(n) for _ in range(3)]`: three new cells (a list of them); `[GRUCell(n) for n in sizes]` over a
+    list of int literals (`sizes = [128, 256]`, also `self.sizes` assigned once in the class): one cell per
+    size, each read with the loop variable replaced by its size; else None."""
     if node.for_in.inner_for_in is not None or node.for_in.ifs:
         return None
-    count = _range_count(ev.tr, node.for_in.iter)
     one = ev.value_of(node.elt)
-    if count is None or not (isinstance(one, Other) and one.kind == "cell"):
+    if not (isinstance(one, Other) and one.kind == "cell"):
         return None
-    return Seq([Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)], "list")
+    count = _range_count(ev.tr, node.for_in.iter)
+    if count is not None:
+        return Seq([Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)], "list")
+    items = _int_list(ev, node.for_in.iter)
+    if items is None or not isinstance(node.for_in.target, cst.Name):
+        return None
+    from codemods.tf2.classes import replace_names
+    from codemods.tf2.expressions import Evaluator
+    loop = node.for_in.target.value
+    cells = []
+    for item in items:
+        av, _ = Evaluator(ev.tr, ev.env).evaluate(replace_names((original or node).elt, {loop: item}))
+        if not (isinstance(av, Other) and av.kind == "cell"):
+            return None
+        cells.append(av)
+    return Seq(cells, "list")
+
+
+def _int_list(ev, node) -> Optional[list]:
+    """The int literals of a list or tuple literal, directly, through a name bound once, or through
+    `self.<attr>` assigned once in the object's class; else None."""
+    tr = ev.tr
+    if isinstance(node, cst.Name):
+        found = tr.bindings_of(node.value)
+        node = found[0] if len(found) == 1 else None
+    elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        from codemods.tf2.model import Instance
+        instance = ev.env.get(node.value.value)
+        if not isinstance(instance, Instance):
+            return None
+        found = [st.body[0].value for st in _class_statements(instance.cls.node)
+                 if isinstance(st, cst.SimpleStatementLine) and isinstance(st.body[0], cst.Assign)
+                 and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == node.attr.value
+                         for t in st.body[0].targets)]
+        node = found[0] if len(found) == 1 else None
+    if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
+        return None
+    items = [e.value for e in node.elements]
+    return items if all(isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in node.elements) else None
+
+
+def _class_statements(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            yield n
+        stack.extend(n.children)
 
 
 def _range_count(tr: "Translator", node) -> Optional[int]:

@@ -43,6 +43,23 @@ def literal(dim: Dim) -> Optional[int]:
     return None
 
 
+def indexed(shape: list, slices) -> Optional[list]:
+    """The static shape of `tensor[slices]`: an integer literal drops its axis, `:` keeps it, a bounded
+    slice keeps it with an unknown length, later axes are kept; anything else (`...`, `None`, a tensor
+    index) is not known (None)."""
+    if len(slices) > len(shape):
+        return None
+    out = []
+    for s, dim in zip(slices, shape):
+        if isinstance(s.slice, cst.Index):
+            if literal(s.slice.value) is None:
+                return None
+            continue
+        full = s.slice.lower is None and s.slice.upper is None and s.slice.step is None
+        out.append(dim if full else None)
+    return out + list(shape[len(slices):])
+
+
 def integer(value: int) -> cst.BaseExpression:
     return cst.Integer(str(value)) if value >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
 
