@@ -76,7 +76,7 @@ def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf",
     _check_warnings(name, short, call, one_tensor)
     call = _keywords_for_moved_positions(name, call)
     call = _rename_keywords(name, short, call)
-    if _partitioned(name) is not None and arg(call, None, "partition_strategy") is not None:
+    if partitioned(name) is not None and arg(call, None, "partition_strategy") is not None:
         # accepted above: 'div', which is what TF 2 does, or not read (one tensor); TF 2 has no such argument
         call = call.with_changes(args=with_commas([a for a in call.args if not (
             a.keyword is not None and a.keyword.value == "partition_strategy")]))
@@ -200,7 +200,7 @@ def _check_warnings(name: str, short: str, call: cst.Call, one_tensor) -> None:
         if warning is None:
             continue
         level, index = warning
-        if _partitioned(key) is not None:
+        if partitioned(key) is not None:
             _check_partition_strategy(key, call, one_tensor)
         elif level == "ERROR" or (level == "WARNING" and key not in ACCEPTED_WARNINGS):
             raise NoTF2Mapping(_message(key, index))
@@ -215,7 +215,7 @@ def _check_warnings(name: str, short: str, call: cst.Call, one_tensor) -> None:
             raise NoTF2Mapping(_message(key, index))
 
 
-def _partitioned(name: str) -> Optional[tuple]:
+def partitioned(name: str) -> Optional[tuple]:
     """(parameter, its position, partition_strategy's position) of a TF 1 call that splits its
     first parameter's rows over shards by `partition_strategy` (TF 2 removed the argument), else None."""
     sig = _signature(name)
@@ -229,7 +229,7 @@ def _check_partition_strategy(name: str, call: cst.Call, one_tensor) -> None:
     shard holds which row of a list of parameter shards or of a PartitionedVariable; of one tensor
     or variable (TF 1's `embedding_lookup` gathers from it directly) it is never read. So the call
     keeps its meaning when it says 'div', or when the caller's model knows the parameter is one tensor."""
-    param, position, strategy_at = _partitioned(name)
+    param, position, strategy_at = partitioned(name)
     strategy = arg(call, strategy_at, "partition_strategy")
     if strategy is not None and is_literal(strategy, "'div'"):
         return
