@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from codemods.tf2 import distribute as dist  # noqa: E402
+from codemods.tf2.distribute_examples import EXAMPLES, REFUSED  # noqa: E402
 from codemods.tf2._base import Refuse  # noqa: E402
 from tf1clip.migrate.engine import migrate  # noqa: E402
 
@@ -55,7 +56,7 @@ def _check_distributed(text: str) -> None:
 
 
 # -- the rewrite's own examples ------------------------------------------------------------------
-@pytest.mark.parametrize("strategy, before, after", dist.EXAMPLES, ids=[f"example-{i}" for i in range(len(dist.EXAMPLES))])
+@pytest.mark.parametrize("strategy, before, after", EXAMPLES, ids=[f"example-{i}" for i in range(len(EXAMPLES))])
 def test_example_rewritten_and_twice_equals_once(strategy, before, after):
     once, notes = dist.transform(cst.parse_module(before), strategy)
     assert once.code == after
@@ -69,7 +70,7 @@ def test_example_rewritten_and_twice_equals_once(strategy, before, after):
     assert expected in after
 
 
-@pytest.mark.parametrize("before, why", dist.REFUSED, ids=[f"refused-{i}" for i in range(len(dist.REFUSED))])
+@pytest.mark.parametrize("before, why", REFUSED, ids=[f"refused-{i}" for i in range(len(REFUSED))])
 def test_refused_with_line_and_reason(before, why):
     with pytest.raises(Refuse) as info:
         dist.transform(cst.parse_module(before), "mirrored")

@@ -15,6 +15,7 @@ values and every number they print must agree.
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -56,9 +57,12 @@ def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
         assert result.text is not None, result.notes
         new = tmp_path / old.name
         new.write_text(result.text)
+    plain_dir = tmp_path / "plain"  # its own folder: files the plain run writes (checkpoints) stay out of parity's
+    plain_dir.mkdir()
     if "read_data_sets" in new.read_text():  # the MNIST reader: local synthetic files, never a download
-        make_mnist().write_mnist(tmp_path / "MNIST_data")
-    plain = run_python(new, cwd=tmp_path, timeout=300)
+        for folder in (tmp_path, plain_dir):
+            make_mnist().write_mnist(folder / "MNIST_data")
+    plain = run_python(new, cwd=plain_dir, timeout=300)
     assert plain.returncode == 0, plain.stderr[-2000:]
     assert "import tf1clip" not in new.read_text() and "from tf1clip" not in new.read_text()
     proc = run_tf1clip("parity", old, new, cwd=tmp_path, timeout=600)
@@ -103,3 +107,33 @@ def test_build_time_print_prints_what_tf1_printed(tmp_path):
     assert old_lines[0] == new_lines[0] == "sparse=1,0,0,0,0"
     assert len(old_lines) == len(new_lines)
     np.testing.assert_allclose(_printed("\n".join(new_lines)), _printed("\n".join(old_lines)), rtol=1e-4, atol=1e-5)
+
+
+def test_resuming_from_a_tf1_checkpoint_restores_adams_state(tmp_path):
+    """A TF 1.x checkpoint holding Adam's slots and beta powers (`layer1/W1/Adam`, `..._1`,
+    `optimizer/beta1_power`): the converted script restores them into the Adam twin and continues
+    exactly as TF 1.x does. Independent check: the losses both print after resuming (they differ
+    from step 4 on if the slots were left at zero), then parity from that checkpoint."""
+    old = CONSTRUCTS / "checkpoint_resume_adam.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    assert ('adam_tf1_state(train_op_optimizer, {"layer1/W1": W1, "layer1/b1": b1, "output/W2": W2}, "Adam", '
+            '("optimizer/beta1_power", "optimizer/beta2_power"))') in result.text
+    (tmp_path / "new.py").write_text(result.text)
+    first = run_tf1clip("run", old, cwd=tmp_path, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert (tmp_path / "model" / "mlp.ckpt-3.index").is_file()
+    printed = {}
+    for side, command in (("old", lambda cwd: run_tf1clip("run", old, cwd=cwd, timeout=300)),
+                          ("new", lambda cwd: run_python(tmp_path / "new.py", cwd=cwd, timeout=300))):
+        cwd = tmp_path / side
+        shutil.copytree(tmp_path / "model", cwd / "model")
+        proc = command(cwd)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        printed[side] = re.findall(r"step (\d+) loss ([0-9.]+)", proc.stdout)
+    assert [int(s) for s, _ in printed["old"]] == [4, 5, 6]
+    np.testing.assert_allclose([float(v) for _, v in printed["new"]], [float(v) for _, v in printed["old"]],
+                               rtol=1e-6)
+    assert [s for s, _ in printed["new"]] == ["4", "5", "6"]
+    proc = run_tf1clip("parity", old, tmp_path / "new.py", "--no-dropout", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

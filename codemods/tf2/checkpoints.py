@@ -9,9 +9,10 @@
   `max_to_keep` (5); it returns the path, as TF 1.x did;
 * `saver.restore(sess, path)` → `restore_checkpoint(saver, path, names)`, written into the
   script: a checkpoint TF 2 wrote is restored by object; one TF 1.x wrote, by its variable
-  names (`dense/kernel`, `global_step`, the names TF 1.x gave under its scopes), and it stops
-  with an error naming what the TF 2 program cannot restore (e.g. an optimizer's slots), rather
-  than continue from a partial state.
+  names (`dense/kernel`, `global_step`, the names TF 1.x gave under its scopes; the Adam twin's
+  slots and beta powers through `adam_tf1_state`, built there for the variables it updates), and it stops
+  with an error naming what the TF 2 program cannot restore (e.g. another optimizer's slots),
+  rather than continue from a partial state.
 """
 from __future__ import annotations
 
@@ -42,6 +43,20 @@ def {name}(checkpoint, path, variables):
         variable.assign(reader.get_tensor(tf1_name))
 '''
 
+ADAM_STATE = '''
+
+def {name}(optimizer, variables, slot_name, powers):
+    """The Adam twin's state under the names TF 1.x saved it with, built here for `variables`
+    ({TF 1.x name: variable}, the variables it updates): `<name>/Adam` (m), `<name>/Adam_1` (v)
+    and the beta powers."""
+    optimizer.build(list(variables.values()))
+    state = {powers[0]: optimizer.beta1_power, powers[1]: optimizer.beta2_power}
+    for tf1_name, variable in variables.items():
+        i = optimizer._get_variable_index(variable)
+        state[tf1_name + "/" + slot_name], state[tf1_name + "/" + slot_name + "_1"] = optimizer.m[i], optimizer.v[i]
+    return state
+'''
+
 
 def saver(site: "CallSite"):
     tr = site.tr
@@ -66,10 +81,34 @@ def saver(site: "CallSite"):
             names[tf1] = tr.classes.rebase(s, expr)
         if s.kind == "variable" and s.info.get("global_step"):
             names["global_step"] = s.expr()
-    state = State("saver", name, name, tr.line, info={"names": names, "max_to_keep": site.arg(None, "max_to_keep")[0]})
+    state = State("saver", name, name, tr.line, info={"names": names, "max_to_keep": site.arg(None, "max_to_keep")[0],
+                                                      "optimizers": _optimizer_states(tr, states, names)})
     tr.note("tf.train.Saver → tf.train.Checkpoint of the state that existed then (TF 1.x saved the global "
             "variables made before the Saver)")
     return tr.add_state(state, [emit.assign(name, node)]), state.expr()
+
+
+def _optimizer_states(tr, states: list, names: dict) -> list:
+    """[(optimizer expression, its arguments to `adam_tf1_state`)] for each optimizer whose TF 1.x state the Saver
+    held (its first update came before the Saver) under names known here. An optimizer left out keeps the
+    restore strict: a TF 1.x checkpoint holding its slots stops with their names."""
+    out, taken = [], set()
+    for s in states:
+        opt = s.info.get("opt")
+        known = getattr(opt, "tf1_state", None)
+        if known is None or known["variables"] is None or len(set(opt.updates)) != 1:
+            continue
+        if not set(known["variables"]) <= set(names):
+            continue
+        slots = {f"{v}/{known['slot']}{suffix}" for v in known["variables"] for suffix in ("", "_1")}
+        if slots & taken:   # two optimizers named alike on one variable: TF 1.x numbered their slots further
+            return []
+        taken |= slots
+        variables = cst.Dict([cst.DictElement(cst.SimpleString(f'"{v}"'), names[v]) for v in known["variables"]])
+        powers = cst.Tuple([cst.Element(cst.SimpleString(f'"{p}"')) for p in known["powers"]])
+        out.append((tr.classes.rebase(s, s.expr()),
+                    [cst.Arg(variables), cst.Arg(cst.SimpleString(f'"{known["slot"]}"')), cst.Arg(powers)]))
+    return out
 
 
 def global_variables(site: "CallSite"):
@@ -105,7 +144,13 @@ def restore(site: "CallSite"):
         site.refuse("saver.restore without a path")
     helper = tr.preamble_function("restore_checkpoint", lambda n: list(parse_template_module(
         RESTORE, name=cst.Name(n), tf=cst.Name(tr.alias)).body), "restore_checkpoint")
-    names = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), v) for k, v in state.info["names"].items()])
+    adam = None
+    if state.info["optimizers"]:
+        adam = tr.preamble_function("adam_tf1_state", lambda n: list(parse_template_module(
+            ADAM_STATE, name=cst.Name(n)).body), "adam_tf1_state")
+    names = cst.Dict([cst.DictElement(cst.SimpleString(f'"{k}"'), v) for k, v in state.info["names"].items()]
+                     + [cst.StarredDictElement(cst.Call(cst.Name(adam), [cst.Arg(opt), *args]))
+                        for opt, args in state.info["optimizers"]])
     tr.note("saver.restore → restore_checkpoint: by object for a TF 2 checkpoint, by TF 1.x's variable names "
             "for a TF 1.x one")
     return Other("host_call"), emit.call(cst.Name(helper), state.expr(), path, names)

@@ -10,7 +10,8 @@ each statement's expressions are evaluated (`expressions.Evaluator`) and the sta
   statement that first calls it.
 Helpers that create state are read at their calls (`helpers`); blocks that only scope names
 (`with tf.variable_scope(...)`, `with tf.Session() as sess:`) are read through. Whatever cannot
-be decided exactly raises `Refuse(line, reason)`.
+be decided exactly raises `Refuse(line, reason)`. What the translation has learnt so far, and the
+services the construct readers ask of it, are `program.Program`, which `Translator` extends.
 """
 from __future__ import annotations
 
@@ -19,164 +20,15 @@ from typing import Optional
 import libcst as cst
 
 from codemods.tf2 import builds, classes, helpers, session, steps
-from codemods.tf2._base import Note, Refuse
 from codemods.tf2 import emit
-from codemods.tf2.emit import Namer, code
+from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
-from codemods.tf2.model import (AV, HOST, Comp, Func, Input, Instance, Mapping, Op, Other, Placeholder, Seq, Session,
-                                State, StateRef, Tensor)
-from codemods.tf2.names import ImportTable, tf_expr
-from codemods.tf2.scopes import VarScopes
-
-RULE = "tf2"
+from codemods.tf2.model import AV, HOST, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.program import Program
 
 
-class Translator:
-    """The state of one file's translation: its model and its output."""
-
-    def __init__(self, module: cst.Module, names: ImportTable):
-        self.module = module
-        self.names = names
-        self.alias = names.tf_name()
-        self.namer = Namer(helpers.taken_names(module))
-        self.env: dict = {}
-        self.states: list = []
-        self.placeholders: dict = {}
-        self.comps: list = []
-        self.notes: list = []
-        self.scopes = VarScopes()
-        self.pending: list = []          # state statements made while evaluating the current statement
-        self.line = 0
-        self.origins: dict = {}          # id(generated statement) -> line of the input it comes from
-        self.steps = steps.Steps(self)
-        self.control: list = []          # names of ops under `with tf.control_dependencies(...)`
-        self.loop_depth = 0
-        self.functions = helpers.Functions(self)
-        self.classes = classes.Classes(self)
-        self.new_steps: list = []        # step definitions waiting for their place
-        self.emitted: dict = {}          # construct -> definitions emitted once at module level
-        self.runs_seen = False           # a step has been called (an initializer after it re-initializes)
-        self.carry: list = []            # blank lines of removed statements, for the next one kept
-        self._assigned = None            # name -> values it is assigned in the file (bindings_of)
-        self.region_locals: set = set()  # names local to the function being read as a region
-        self.graph_seed = None           # the argument of tf.set_random_seed, once seen
-        self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
-        self.feeds: set = set()          # names bound to feed dicts (read where they are fed)
-        self.sessions: set = set()       # names bound to the Session (gone in TF 2)
-        self.losses: list = []           # the LOSSES collection: names of the tf.losses results
-        self.summaries: list = []        # the SUMMARIES collection: (tag, kind, value name, max_outputs)
-        self.bindings: dict = {}         # what the targets of the current sess.run denote (fetched summaries)
-        self.gradient_lists: set = set() # names bound to a tf.gradients(...) result
-        self.preamble: list = []         # definitions that go after the imports
-        self.imports: set = set()        # modules the output needs imported
-
-    # -- errors, notes, small builders ------------------------------------------------------------
-    def refuse(self, reason: str, line: Optional[int] = None):
-        raise Refuse(self.line if line is None else line, reason)
-
-    def note(self, message: str, line: Optional[int] = None) -> None:
-        n = Note(self.line if line is None else line, RULE, "change", message)
-        if n not in self.notes:
-            self.notes.append(n)
-
-    def tf(self, qname: str) -> cst.BaseExpression:
-        return tf_expr(self.alias, qname)
-
-    @staticmethod
-    def code(node: cst.CSTNode) -> str:
-        return code(node)
-
-    def line_of(self, node: cst.CSTNode) -> int:
-        return self.origins.get(id(node)) or self.names.line(node) or self.line
-
-    # -- the model --------------------------------------------------------------------------------
-    def add_state(self, state: State, statements: list) -> StateRef:
-        """`state` is created here: its TF 2 statements go in place, before the current statement
-        (inside a method: on the instance, `self.<name>`)."""
-        ref = self.classes.state_ref(state.name)
-        if ref is not None and state.ref is None:
-            mapping = {state.name: ref}
-            statements = [classes.replace_names(st, mapping) for st in statements]
-            state.ref = ref
-            if state.variables is not None:
-                state.variables = classes.replace_names(state.variables, mapping)
-            if "vars" in state.info:
-                state.info["vars"] = [(n, classes.replace_names(e, mapping)) for n, e in state.info["vars"]]
-            self.classes.frame.instance.attrs[ref.attr.value] = StateRef(state)
-            state.info["owner"] = (self.classes.frame.instance, self.classes.frame.self_name)
-        self.states.append(state)
-        self.pending.extend(statements)
-        self.namer.claim(state.name)
-        return StateRef(state)
-
-    def trainable(self) -> list:
-        return [s for s in self.states if s.trainable]
-
-    def add_comp(self, body: list, defs: set, uses: set, **kw) -> Comp:
-        body, frame = self.classes.promote(body)
-        read = helpers.names_of(cst.Module(body=body)) & (self.graph_names() | set(self.placeholders))
-        comp = Comp(len(self.comps), self.line, body, set(defs), set(uses) | read, **kw)
-        if frame is not None:
-            comp.owner = (frame.instance, frame.self_name)
-        self.comps.append(comp)
-        return comp
-
-    def bindings_of(self, name: str) -> list:
-        """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""
-        if self._assigned is None:
-            self._assigned = {}
-            for st in helpers.walk_statements(self.module):
-                for target, value in helpers.assignments(st):
-                    if isinstance(target, cst.Name):
-                        self._assigned.setdefault(target.value, []).append(value)
-        return self._assigned.get(name, [])
-
-    def host_literal(self, name: str):
-        """The literal a module-level name is bound to once, and never rebound (else None)."""
-        found = self.bindings_of(name)
-        if len(found) == 1 and isinstance(found[0], (cst.Integer, cst.Float, cst.SimpleString)):
-            return found[0]
-        return None
-
-    def numpy_name(self) -> str:
-        return self.module_name("numpy")
-
-    def module_name(self, module: str) -> str:
-        """The script's name for a module (an `import <module>` is added when it has none)."""
-        for local, dotted in self.names.bindings.items():
-            if dotted == module:
-                return local
-        self.imports.add(module)
-        return module
-
-    def absl(self, module: str) -> str:
-        """The output's name for `from absl import <module>` (added once; `absl_<module>` if taken)."""
-        key = f"absl:{module}"
-        if key not in self.emitted:
-            local = module if module not in self.namer.taken else self.namer.fresh(f"absl_{module}")
-            self.namer.claim(local)
-            self.emitted[key] = local
-            self.imports.add(f"absl:{module}:{local}")
-        return self.emitted[key]
-
-    def preamble_function(self, key: str, make, preferred: str, imports=()) -> str:
-        """Definitions written once into the script after its imports (e.g. the MNIST reader); their name."""
-        if key not in self.emitted:
-            name = self.namer.fresh(preferred)
-            self.emitted[key] = name
-            self.preamble.extend(make(name))
-            self.imports.update(imports)
-        return self.emitted[key]
-
-    def helper_call(self, site, func: Func):
-        return self.functions.helper_call(site, func)
-
-    def placeholder(self, ph: Placeholder) -> Input:
-        if ph.name in self.placeholders:
-            self.refuse(f"placeholder name `{ph.name}` is used for two placeholders: the step functions' "
-                        "arguments would clash")
-        self.placeholders[ph.name] = ph
-        return Input(ph)
+class Translator(Program):
+    """`Program` read from the module's statements, in the order Python runs them."""
 
     # -- walking ----------------------------------------------------------------------------------
     def run(self) -> cst.Module:

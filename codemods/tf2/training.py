@@ -41,6 +41,8 @@ class Opt:
     slot_maps: dict = field(default_factory=dict)
     built: bool = False
     fed_lr: Optional[cst.BaseExpression] = None  # a learning rate computed in the graph (a fed placeholder)
+    tf1_name: Optional[str] = None       # TF 1.x's name for it (its slots' suffix), when a literal
+    tf1_state: Optional[dict] = None     # its state's TF 1.x names, made with its first update (tf1_state_names)
 
 
 @dataclass
@@ -127,13 +129,35 @@ def optimizer(site: "CallSite"):
     statement = emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args))
     if fixed or row.velocity_ones or row.constant_lr_only:
         statement = emit.with_comment(statement, row.why)
+    name_param = next(p for p in row.params if p.tf1 == "name")
+    tf1_name = _literal_name(site.arg(name_param.position, "name")[0], row.tf1.rsplit(".", 1)[1][:-len("Optimizer")])
     state = State("optimizer", name, name, tr.line,
                   info={"opt": Opt(row.tf1, row, velocity_ones=row.velocity_ones,
-                                   plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr)})
+                                   plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr,
+                                   tf1_name=tf1_name)})
     tr.note(f"{row.tf1.replace('tensorflow.', 'tf.')} → {row.keras}: {row.why}")
     if fed_lr is not None:
         tr.note("the learning rate is a graph value (fed): assigned to the optimizer's in each step that updates")
     return tr.add_state(state, [statement]), cst.Name(name)
+
+
+def _literal_name(node, default: str) -> Optional[str]:
+    if node is None:
+        return default
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
+
+
+def tf1_state_names(site: "CallSite", opt: Opt, variables: Optional[cst.BaseExpression]) -> None:
+    """At an optimizer's first update, the names TF 1.x gave the state it made there, for restoring a TF 1.x
+    checkpoint: the slots `<variable>/<optimizer name>` and `..._1` of the variables it updates, and (Adam)
+    the beta powers, made in the name scope of the update. Only for the Adam twin, which holds TF 1.x's state."""
+    tr = site.tr
+    if opt.row is None or opt.row.keras != "AdamOptimizer" or opt.tf1_state is not None or opt.tf1_name is None:
+        return
+    members = None if variables is None else tr.steps.list_members(variables, tr.env.get(emit.code(variables)))
+    scope = tr.scopes.top.name_path
+    powers = tuple(tr.scopes.unique_name(f"{scope}/{p}" if scope else p) for p in ("beta1_power", "beta2_power"))
+    opt.tf1_state = {"variables": members, "slot": opt.tf1_name, "powers": powers}
 
 
 def keras_optimizer(site: "CallSite"):
@@ -258,6 +282,7 @@ def train(site: "CallSite", opt_state: State, loss: cst.Name, variables: cst.Bas
     tr, opt = site.tr, _opt(opt_state)
     _check_sparse(site, opt)
     opt.updates.append(emit.code(variables))
+    tf1_state_names(site, opt, variables)
     grads = tr.namer.fresh("gradients")
     body = [emit.stmt("{g} = tape.gradient({loss}, {v})", g=grads, loss=loss, v=variables)]
     if opt.clip_global is not None:
@@ -370,6 +395,7 @@ def apply_gradients(site: "CallSite"):
             and len(pairs.args) == 2 and isinstance(pairs.args[1].value, cst.Name):
         known = pairs.args[1].value.value
     opt.updates.append(known)
+    tf1_state_names(site, opt, None if known is None else cst.Name(known))
     body = _update(site, state, pairs, gs if gs[0] is not None else None)
     site.ev.train = TrainInfo(body, None, GraphOp("train"))
     site.tr.note(f"apply_gradients → {state.name}.apply_gradients" + (" + global step increment" if gs[0] else ""))

@@ -18,8 +18,9 @@ from codemods._base import dotted_name
 from codemods.tf2 import output_checks
 from codemods.tf2._base import Note, Refuse, Result
 from codemods.tf2.failures import failure_line, failure_reason
-from codemods.tf2.interpret import RULE, Translator
+from codemods.tf2.interpret import Translator
 from codemods.tf2.names import ImportTable
+from codemods.tf2.program import RULE
 
 TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim")
 
