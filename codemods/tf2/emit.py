@@ -64,6 +64,11 @@ def with_args(call_node: cst.Call, args: Iterable[cst.Arg]) -> cst.Call:
     return call_node.with_changes(args=args)
 
 
+def blank_lines(count: int = 2) -> list:
+    """Blank lines before a definition, with no indentation (also inside a method's body)."""
+    return [cst.EmptyLine(indent=False) for _ in range(count)]
+
+
 def comment_lines(text: str, width: int = 96) -> list:
     """`text` as `# ...` lines of at most `width` characters."""
     lines, current = [], ""

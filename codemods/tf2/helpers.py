@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2._base import NameTransformer
+from codemods.tf2 import emit
 from codemods.tf2.emit import code
-from codemods.tf2.model import HOST, Func, Input, Op, Other, Session, StateRef, Tensor
+from codemods.tf2.model import HOST, Class, Func, Input, Op, Other, Session, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite
@@ -223,6 +224,15 @@ class Functions:
                         info.session |= sub.session
                         info.uses_tf |= sub.uses_tf
                         info.reads_graph_globals |= sub.reads_graph_globals
+                    elif isinstance(inner, Class) and n.func.value not in local:
+                        # an object of the script's own classes: what its methods do, this function does
+                        # when it makes one and calls them (main() building a model object and training it)
+                        for method in inner.node.body.body:
+                            if isinstance(method, cst.FunctionDef):
+                                sub = self.analyze(method, seen | {n.func.value})
+                                info.creates_state |= sub.creates_state
+                                info.session |= sub.session
+                                info.uses_tf |= sub.uses_tf
             if isinstance(n, cst.Attribute) and n.attr.value in ("eval",) or (
                     isinstance(n, cst.Attribute) and n.attr.value == "run" and isinstance(n.value, cst.Name)
                     and isinstance(self.tr.env.get(n.value.value), Session)):
@@ -395,11 +405,11 @@ def add_preamble(body: list, preamble: list, imports: set, names) -> list:
         if isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
             last = i
     start = last + 1 if last >= 0 else (1 if body and _is_docstring(body[0]) else 0)
-    defs = [d.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) if isinstance(
+    defs = [d.with_changes(leading_lines=emit.blank_lines()) if isinstance(
         d, (cst.FunctionDef, cst.ClassDef)) else d for d in preamble]
     rest = body[start:]
     if rest and defs:
-        rest[0] = rest[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *[
+        rest[0] = rest[0].with_changes(leading_lines=[*emit.blank_lines(), *[
             line for line in rest[0].leading_lines if line.comment is not None]])
     return body[:start] + new_imports + defs + rest
 

@@ -67,9 +67,9 @@ class Translator(Program):
                 self.new_steps = []
                 if first is not None and first.leading_lines:  # its comments stay with it, after the defs
                     comments = [line for line in first.leading_lines if line.comment is not None]
-                    out[mark] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *comments])
+                    out[mark] = first.with_changes(leading_lines=[*emit.blank_lines(), *comments])
                 elif first is not None:
-                    out[mark] = first.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+                    out[mark] = first.with_changes(leading_lines=emit.blank_lines())
                 out[mark:mark] = defs
             self.carry_blank_lines(st, out, mark)
             self.line = before

@@ -165,7 +165,7 @@ class Steps:
             self.tr.new_steps.append(step.definition)
             trace = emit.stmt("{f} = {f}.get_concrete_function()", f=step.name)
             self.tr.new_steps.append(trace.with_changes(leading_lines=[
-                cst.EmptyLine(), cst.EmptyLine(),
+                *emit.blank_lines(),
                 *emit.comment_lines("traced once, here, where TF 1.x had built the graph of this step")]))
         step.calls += 1
         values = dict(feeds)
@@ -195,7 +195,7 @@ class Steps:
                           "the graph", f=name)
         tr.note(f"the build-time print of gradient types → printed when `{name}` (the graph up to the gradients) is "
                 "traced, once, where TF 1.x printed it")
-        return [definition, trace.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])]
+        return [definition, trace.with_changes(leading_lines=emit.blank_lines())]
 
     def _define(self, name: str, params: list, body: list) -> cst.FunctionDef:
         tr = self.tr
@@ -212,7 +212,7 @@ class Steps:
         return cst.FunctionDef(
             name=cst.Name(name), params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
             body=cst.IndentedBlock(body=body or [cst.SimpleStatementLine([cst.Pass()])]),
-            decorators=[cst.Decorator(decorator)], leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            decorators=[cst.Decorator(decorator)], leading_lines=emit.blank_lines())
 
     def build(self, leaves: list, fed: list) -> Step:
         tr = self.tr
