@@ -45,7 +45,12 @@ ENV = {
     "numbers": np.array(["1.5", "2.25"]),
     "lengths": np.array([2, 3, 1], dtype=np.int64),
     "bt": RNG.randn(4, 2, 2, 1).astype(np.float32),
+    "emb": RNG.randn(6, 4).astype(np.float32),
+    "bias6": RNG.randn(6).astype(np.float32),
+    "cls": np.array([[1], [3], [2]], dtype=np.int64),
 }
+# The sampled losses' negative classes given (sampled_values), so the two sides draw nothing.
+SAMPLED = "(tf.constant([0, 2, 5], tf.int64), tf.fill([3, 1], 0.5), tf.fill([3], 0.25))"
 
 # TF 1 call (as written in a TF 1.x script) → compared with the TF 2 call to_tf2 makes of it.
 SAMPLES = {
@@ -132,6 +137,16 @@ SAMPLES = {
     "tf.nn.in_top_k": "tf.nn.in_top_k(logits, [0, 1, 2], 2)",
     "tf.math.in_top_k": "tf.math.in_top_k(logits, [0, 1, 2], 2)",
     "tf.nn.embedding_lookup": "tf.nn.embedding_lookup(x, [2, 0], None, 'e', validate_indices=True)",
+    # TF 1's partition_strategy='mod' (default or given) is never read for one tensor: TF 2's 'div'
+    "tf.nn.nce_loss": f"tf.nn.nce_loss(emb, bias6, cls, x, 3, 6, 1, {SAMPLED}, True)",
+    "tf.nn.nce_loss#mod": f"tf.nn.nce_loss(emb, bias6, cls, x, 3, 6, 1, {SAMPLED}, False, 'mod', 'n')",
+    # shards: TF 1 given 'div' reads the rows TF 2 reads
+    "tf.nn.embedding_lookup#div": "tf.nn.embedding_lookup([x, x * 2.0, x + 1.0], [0, 4, 8, 2], 'div')",
+    "tf.nn.nce_loss#div": f"tf.nn.nce_loss([emb[:3], emb[3:]], bias6, cls, x, 3, 6, sampled_values={SAMPLED}, "
+                          "partition_strategy='div')",
+    "tf.nn.sampled_softmax_loss": f"tf.nn.sampled_softmax_loss(weights=emb, biases=bias6, labels=cls, inputs=x, "
+                                  f"num_sampled=3, num_classes=6, sampled_values={SAMPLED}, "
+                                  "remove_accidental_hits=True, partition_strategy='mod')",
     "tf.nn.depth_to_space": "tf.nn.depth_to_space(tf.tile(img, [1, 1, 1, 2]), 2, 'd')",
     "tf.nn.space_to_depth": "tf.nn.space_to_depth(img, 2, 'd')",
     "tf.nn.crelu": "tf.nn.crelu(x, 'c')",
@@ -244,7 +259,8 @@ def tf2_source(tf1_source: str) -> str:
             func = _dotted(original.func)
             if not func.startswith("tf.") or isinstance(original.func, cst.Call):
                 return updated
-            name, call = to_tf2(func, updated)
+            # each name of ENV is one tensor, as the translator's model knows of a variable
+            name, call = to_tf2(func, updated, one_tensor=lambda node: isinstance(node, cst.Name))
             return call.with_changes(func=cst.parse_expression(name)) if name != func else call
 
     return _code(cst.parse_expression(tf1_source).visit(Rewrite()))
@@ -433,6 +449,8 @@ def test_resize_images_is_refused_because_tf2_resize_computes_other_numbers():
     ("tf.Variable(v, True, ['c'])", "collections"),
     ("tf.reduce_sum(x, 1, True, 'n', [0])", "twice"),
     ("tf.nn.embedding_lookup([a, b], ids)", "shards"),
+    ("tf.nn.nce_loss(w, b, y, x, 2, 5)", "not known to be one variable"),
+    ("tf.nn.sampled_softmax_loss(w, b, y, x, 2, 5, partition_strategy='mod')", "partition_strategy='mod'"),
     ("tf.image.resize_bilinear(img, [2, 2])", "half_pixel"),
     ("tf.space_to_batch(img, [[0, 0], [0, 0]], block_size=2)", "block_shape"),
     ("tf.keras.models.save_model(m, 'p')", "save_format"),

@@ -5,8 +5,8 @@ of the TF2 tier silently wrong or as an `error` (issue 14's code review): `keep_
 TF 2's drop rate, a fed learning rate dropped, a variable reset dropped, a variable created
 inside an expression, `reduction_indices=`/`keep_dims=`, slim's variable names under
 `get_collection(scope=)`, a one-shot dataset iterator, `hypothesis = x_train * W + b` left
-outside the tape, TF 1's softmax cross-entropy (labels' gradient stopped), and the two inputs
-that crashed a step. For each, `tf1clip migrate --to tf2` must either
+outside the tape, TF 1's softmax cross-entropy (labels' gradient stopped), the two inputs
+that crashed a step, and parameter shards read with TF 1's partition_strategy='mod'. For each, `tf1clip migrate --to tf2` must either
 
 * refuse: the compat tier's output, with a TF2-tier note at the line of the construct, or
 * convert: the output runs under plain `python` and passes `tf1clip parity` against the
@@ -47,6 +47,8 @@ WHERE = {
     "softmax_xent_v1": ["softmax_cross_entropy_with_logits(labels=smoothed"],
     "dense_name_variable": ["name=LAYER"],
     "run_placeholder": ["sess.run(x, feed_dict={x: data_x})"],
+    "embedding_shards_by_name": ["tf.nn.embedding_lookup(shards, ids)"],
+    "nce_loss_shards": ["tf.nn.nce_loss(weights, biases"],
 }
 
 

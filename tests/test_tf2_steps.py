@@ -339,3 +339,34 @@ def test_session_config_set_through_attributes_goes_with_it():
                       "config.gpu_options.allow_growth = True\nwith tf.Session(config=config) as sess:\n"
                       "    sess.run(tf.global_variables_initializer())\n    print(sess.run(v))\n")
     assert "config" not in text and "allow_growth" not in text
+
+
+_DATASET_FUNCTION = '''import numpy as np
+import tensorflow as tf
+
+
+def train(dataset):
+    iterator = dataset.make_initializable_iterator()
+    x = iterator.get_next()
+    w = tf.Variable(tf.zeros([3, 1]))
+    loss = tf.reduce_mean(tf.matmul(x, w))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(iterator.initializer)
+        sess.run(train_op)
+
+
+train(tf.data.Dataset.from_tensor_slices(np.ones([4, 3], np.float32)).batch(2))
+'''
+
+
+def test_a_dataset_given_to_the_session_function_is_the_dataset_there():
+    text = _converted(_DATASET_FUNCTION)
+    assert "def train(dataset):" in text and "iterator = iter(dataset)" in text
+    assert "@tf.function(input_signature=[dataset.element_spec])" in text
+
+
+def test_the_session_function_called_again_with_other_kinds_of_objects_is_refused():
+    note = _refusal(_DATASET_FUNCTION + "train(None)\n")
+    assert note.line == 18 and "called again with other kinds of objects" in note.message

@@ -29,7 +29,7 @@ of any object); the TF 2 name comes back in the caller's spelling (`tf.` or `ten
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -50,11 +50,15 @@ class NoTF2Mapping(Exception):
         self.reason = reason
 
 
-def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[str, cst.Call]:
+def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf",
+           one_tensor: Optional[Callable[[cst.BaseExpression], bool]] = None) -> tuple[str, cst.Call]:
     """The TF 2 qualified name and call for TF 1.x's `qualified_name(call.args)`.
 
     Raises NoTF2Mapping when TF 2 has no call with the same meaning. `alias` is the module's
-    name for `tensorflow`, used in arguments a transform writes (`dtype=tf.float32`)."""
+    name for `tensorflow`, used in arguments a transform writes (`dtype=tf.float32`).
+    `one_tensor(argument)` is the caller's knowledge of a value: true when the argument is
+    known to be one tensor or variable (not a list of shards, not a partitioned variable); the
+    calls whose TF 1 `partition_strategy` TF 2 removed need it (`_check_partition_strategy`)."""
     style, name = _spec_name(qualified_name)
     if name is None:
         return qualified_name, call  # not TensorFlow (or TF 2 already): nothing the spec knows
@@ -69,12 +73,11 @@ def to_tf2(qualified_name: str, call: cst.Call, *, alias: str = "tf") -> tuple[s
     renamed = _renamed(name)
     if not name.startswith("*.") and not (transformer and transformer["kind"] == "transform"):
         _check_module(name, renamed)
-    _check_warnings(name, short, call)
+    _check_warnings(name, short, call, one_tensor)
     call = _keywords_for_moved_positions(name, call)
     call = _rename_keywords(name, short, call)
-    if name in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse") and arg(
-            call, None, "partition_strategy") is not None:
-        # accepted above: 'div' or None only, which is what TF 2 does (it has no such argument)
+    if partitioned(name) is not None and arg(call, None, "partition_strategy") is not None:
+        # accepted above: 'div', which is what TF 2 does, or not read (one tensor); TF 2 has no such argument
         call = call.with_changes(args=with_commas([a for a in call.args if not (
             a.keyword is not None and a.keyword.value == "partition_strategy")]))
     new_name = None
@@ -191,16 +194,16 @@ def _check_module(name: str, renamed: Optional[str]) -> None:
         raise NoTF2Mapping(f"{name}: tf-slim is TF 1 graph code (tf.contrib.slim); TF 2 has no {name}")
 
 
-def _check_warnings(name: str, short: str, call: cst.Call) -> None:
+def _check_warnings(name: str, short: str, call: cst.Call, one_tensor) -> None:
     for key in (name, short):
         warning = spec.WARNINGS.get(key)
         if warning is None:
             continue
         level, index = warning
-        if level == "ERROR" or (level == "WARNING" and key not in ACCEPTED_WARNINGS):
+        if partitioned(key) is not None:
+            _check_partition_strategy(key, call, one_tensor)
+        elif level == "ERROR" or (level == "WARNING" and key not in ACCEPTED_WARNINGS):
             raise NoTF2Mapping(_message(key, index))
-        if key in ("tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"):
-            _check_partition_strategy(key, call)
     for key in (name, short):
         for arg_name, (position, level, index) in spec.ARG_WARNINGS.get(key, {}).items():
             value = arg(call, position, arg_name)
@@ -212,13 +215,33 @@ def _check_warnings(name: str, short: str, call: cst.Call) -> None:
             raise NoTF2Mapping(_message(key, index))
 
 
-def _check_partition_strategy(name: str, call: cst.Call) -> None:
-    strategy = arg(call, 2, "partition_strategy")
-    params = arg(call, 0, "params" if name.endswith("embedding_lookup") else "sp_weights")
-    if strategy is not None and not any(is_literal(strategy, v) for v in ("'div'", "None")):
-        raise NoTF2Mapping(f"{name}(partition_strategy=...): TF 2 always uses 'div'")
-    if isinstance(params, (cst.List, cst.Tuple)) and len(params.elements) > 1:
-        raise NoTF2Mapping(f"{name} over several parameter shards: TF 1 partitioned them 'mod', TF 2 'div'")
+def partitioned(name: str) -> Optional[tuple]:
+    """(parameter, its position, partition_strategy's position) of a TF 1 call that splits its
+    first parameter's rows over shards by `partition_strategy` (TF 2 removed the argument), else None."""
+    sig = _signature(name)
+    if sig is None or "partition_strategy" not in sig[0]["positional"]:
+        return None
+    return sig[0]["positional"][0], 0, sig[0]["positional"].index("partition_strategy")
+
+
+def _check_partition_strategy(name: str, call: cst.Call, one_tensor) -> None:
+    """TF 1 defaults to partition_strategy='mod', TF 2 always uses 'div'. The strategy decides which
+    shard holds which row of a list of parameter shards or of a PartitionedVariable; of one tensor
+    or variable (TF 1's `embedding_lookup` gathers from it directly) it is never read. So the call
+    keeps its meaning when it says 'div', or when the caller's model knows the parameter is one tensor."""
+    param, position, strategy_at = partitioned(name)
+    strategy = arg(call, strategy_at, "partition_strategy")
+    if strategy is not None and is_literal(strategy, "'div'"):
+        return
+    params = arg(call, position, param)
+    if params is not None and one_tensor is not None and one_tensor(params):
+        if strategy is None or any(is_literal(strategy, v) for v in ("'mod'", "None")):
+            return
+        raise NoTF2Mapping(f"{name}(partition_strategy={code(strategy)}): TF 1 took only 'mod' or 'div'")
+    what = "'mod' (its default)" if strategy is None else code(strategy)
+    raise NoTF2Mapping(f"{name}: TF 1 splits the rows of `{param}` over its shards by partition_strategy={what}, "
+                       f"TF 2 by 'div', and `{code(params) if params is not None else param}` is not known to be one "
+                       "variable or tensor (a list of shards or a partitioned variable would read other rows)")
 
 
 # -- arguments ------------------------------------------------------------------------------

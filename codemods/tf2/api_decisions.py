@@ -66,8 +66,6 @@ REMOVABLE = {
 # Function warnings (level WARNING) that do not change what the call computes, with the check.
 ACCEPTED_WARNINGS = {
     "*.save": "where and in which format a model is saved, not what it computes",
-    "tf.nn.embedding_lookup": "partition_strategy only matters for a list of several parameter shards",
-    "tf.nn.embedding_lookup_sparse": "partition_strategy only matters for a list of several parameter shards",
 }
 # Arguments a warning is about that do not change the numbers (any value / the literal).
 ACCEPTED_ARGS = {"colocate_gradients_with_ops": "any", "use_cudnn_on_gpu": "any", "strict": "True"}

@@ -20,7 +20,7 @@ import libcst as cst
 from codemods.tf2._base import NameTransformer
 from codemods.tf2 import emit
 from codemods.tf2.emit import code
-from codemods.tf2.model import HOST, Class, Func, Input, Op, Session, StateRef, Tensor
+from codemods.tf2.model import HOST, Class, Func, Input, Op, Other, Session, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite
@@ -196,6 +196,7 @@ class Functions:
         self.inlined_calls: dict = {}  # name -> number of calls read as inlined
         self.pure: set = set()        # helpers called inside the steps
         self.walked: dict = {}        # name -> the def with its body read as a region
+        self.walked_with: dict = {}   # name -> {parameter: kind} of the objects its first call gave
         self._walking: set = set()
 
     # -- analysis -------------------------------------------------------------------------------
@@ -270,7 +271,7 @@ class Functions:
         name = fn.name.value
         info = self.analyze(fn)
         if info.session:
-            self.walk_program(fn)
+            self.walk_program(fn, site)
             return HOST, site.node
         if info.creates_state or info.reads_graph_globals:
             self.tr.refuse(f"helper `{name}` creates state (or reads graph values of the module) and is called "
@@ -283,16 +284,25 @@ class Functions:
             return Tensor(), site.node
         return HOST, site.node
 
-    def walk_program(self, fn: cst.FunctionDef) -> None:
-        """A function that runs the session: its body read as a region, where it is first called."""
+    def walk_program(self, fn: cst.FunctionDef, site: Optional["CallSite"] = None) -> None:
+        """A function that runs the session: its body read as a region, where it is first called.
+
+        A parameter given an object the model knows by kind (a dataset, ...) is that object in
+        the body; the function is read once, so a later call must give objects of the same kinds."""
         name = fn.name.value
+        given = _objects_given(fn, site) if site is not None else {}
         if name in self.walked or name in self._walking:
+            if name in self.walked_with and {p: av.kind for p, av in given.items()} != self.walked_with[name]:
+                self.tr.refuse(f"`{name}(...)` runs the session and is called again with other kinds of objects "
+                               "than at its first call, where it was read")
             return
         self._walking.add(name)
+        self.walked_with[name] = {p: av.kind for p, av in given.items()}
         saved, saved_locals = self.tr.env, self.tr.region_locals
         env = dict(saved)
         for p in function_locals(fn):
             env.pop(p, None)
+        env.update(given)
         self.tr.env, self.tr.region_locals = env, function_locals(fn)
         body: list = []
         try:
@@ -349,6 +359,26 @@ class Functions:
         if self.tr.pending:
             self.tr.refuse(f"helper `{fn.name.value}` creates state where it is not read as a call")
         return fn.with_changes(body=body)
+
+
+def _objects_given(fn: cst.FunctionDef, site: "CallSite") -> dict:
+    """{parameter: abstract value} of the call's arguments that are objects the model knows by kind
+    (`Other`: a dataset, a config, an initializer), matched by position and keyword. Other
+    arguments (graph values, state, plain Python) leave the parameter unknown, as before."""
+    if any(a.star for a in site.node.args):
+        return {}
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    by_name = {p.name.value: p for p in [*positional, *fn.params.kwonly_params]}
+    given = {}
+    for i, a in enumerate(site.node.args):
+        if a.keyword is None:
+            param = positional[i].name.value if i < len(positional) else None
+        else:
+            param = a.keyword.value if a.keyword.value in by_name else None
+        av = site.ev.value_of(a.value)
+        if param is not None and isinstance(av, Other):
+            given[param] = av
+    return given
 
 
 def add_preamble(body: list, preamble: list, imports: set, names) -> list:

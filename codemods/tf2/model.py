@@ -200,5 +200,20 @@ class Other(AV):
     info: dict = field(default_factory=dict)
 
 
+def one_tensor(av: AV) -> bool:
+    """`av` is known to be one tensor or variable: not a Python list of them, not a partitioned
+    variable. A variable of the program (made without a partitioner: the translator refuses one),
+    an input, a value whose static shape is known (only one tensor has one), or a list of one such."""
+    if isinstance(av, StateRef):
+        return av.state.kind == "variable" and av.state.single
+    if isinstance(av, Input):
+        return True
+    if isinstance(av, Tensor):
+        return av.single and av.shape is not None
+    if isinstance(av, Seq):
+        return len(av.items) == 1 and one_tensor(av.items[0])
+    return False
+
+
 def graph_names(env: dict) -> set:
     return {n for n, v in env.items() if v.graph}

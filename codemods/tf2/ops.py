@@ -13,7 +13,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Other, StateRef, Tensor
+from codemods.tf2.model import HOST, Other, StateRef, Tensor, one_tensor
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -189,7 +189,8 @@ def tf_call(site: "CallSite"):
         site.refuse(f"`{short(q)}` has no TF 2 translation in tf1clip's tables (it creates state or belongs to the "
                     "TF 1.x session machinery)")
     try:
-        name, node = to_tf2(short(q), site.node, alias=tr.alias)
+        name, node = to_tf2(short(q), site.node, alias=tr.alias,
+                            one_tensor=lambda value: one_tensor(site.ev.value_of(value)))
     except NoTF2Mapping as exc:
         site.refuse(exc.reason)
     if q in SPARSE_READS or q in SAMPLED_LOSSES:

@@ -12,17 +12,16 @@ draw the same numbers:
   so the same program gets the same seeds: initializers, dropout masks, `tf.data` shuffles,
   and TF1's MNIST reader, which reseeds NumPy from `get_seed(None)` (random when no graph seed
   is set). A script that sets its own seed keeps it.
-
-`--no-dropout`: where OLD and NEW are different programs (TF1 stateful random ops against TF2
-code: the `--to tf2` tier's output), their random streams cannot match, and a dropout mask
-drawn differently changes every step. With this option dropout is the identity on both
-sides: the expectation of the (inverted, rescaled) dropout noise, so the deterministic part of
-training is compared. It covers `tf.nn.dropout` (v1 `keep_prob` and v2 `rate`), everything
-built on it (`tf.layers.dropout` / `Dropout`, `tf.keras.layers.Dropout` and `SpatialDropout*`
-in Keras 3 and tf-keras, `tf.contrib.layers.dropout` / `slim.dropout`, the dropout arguments
-of Keras recurrent layers, rnn `DropoutWrapper`), also the `DropoutWrapper`'s variational
-recurrent masks. Other noise (`GaussianNoise`, `AlphaDropout`, random data augmentation)
-and the order of shuffled data still differ between different programs.
+- Candidate samplers (the negative classes of `tf.nn.nce_loss` and `sampled_softmax_loss`, and
+  `tf.random.*_candidate_sampler`) are stateful: their kernel is seeded once and advances at
+  each run (a Session's `run`, a `tf.function`'s call). The op seed TF derives for one without
+  its own seed counts the random ops of its graph, which a TF 1.x graph (initializers first)
+  and a TF 2 step function (its own graph) count differently, so each gets an explicit op seed
+  instead: its creation order among the candidate-sampling ops of its graph (0, 1, ...; a
+  `tf.function` traced again, e.g. after creating its optimizer's variables, counts afresh),
+  with the graph's seed as the first. A TF 1.x script and its translation build their
+  samplers in the same order, so they draw the same classes run after run. A sampler given a
+  seed keeps it.
 """
 from __future__ import annotations
 
@@ -34,8 +33,10 @@ import sys
 from tf1clip.steps import wrap
 
 DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global seed and every graph's "
-                  "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program)")
+                  "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program); candidate "
+                  "samplers (nce_loss, sampled_softmax_loss) seeded by creation order")
 NO_DROPOUT_POLICY = ("--no-dropout: dropout and tf.data shuffles are the identity on both sides (their expectation); "
+                     "candidate samplers (nce_loss, sampled_softmax_loss) seeded by creation order; "
                      "other seeds as default")
 
 
@@ -93,6 +94,44 @@ def seed_everything(seed: int) -> None:
     graph = getattr(stack, "_global_default_graph", None) if stack is not None else ops.get_default_graph()
     if graph is not None and graph.seed is None:
         graph.seed = seed
+
+
+def seed_candidate_samplers() -> None:
+    """Give every candidate-sampling op made without a seed the op seed of its creation order
+    in its graph (a TF 1.x graph, or one trace of a `tf.function`).
+
+    The samplers of `candidate_sampling_ops` (every public `*_candidate_sampler` and the one
+    inside nce_loss / sampled_softmax_loss, TF 1 and TF 2 alike) take their seeds from that
+    module's `random_seed.get_seed`; it is replaced there by one that numbers, graph by graph,
+    the calls without a seed. Adds no graph ops."""
+    from tensorflow.python.framework import random_seed
+    from tensorflow.python.ops import candidate_sampling_ops
+
+    if not isinstance(candidate_sampling_ops.random_seed, _CreationOrderSeeds):
+        candidate_sampling_ops.random_seed = _CreationOrderSeeds(random_seed)
+
+
+class _CreationOrderSeeds:
+    """`random_seed` as the candidate-sampling module sees it: `get_seed(None)` → the number of
+    candidate-sampling ops its graph had before, as the op seed (the graph's seed stays the first)."""
+
+    def __init__(self, module):
+        import weakref
+
+        self._module = module
+        self._counts = weakref.WeakKeyDictionary()  # graph → candidate-sampling ops made in it
+
+    def get_seed(self, op_seed):
+        if op_seed is None:
+            from tensorflow.python.framework import ops
+
+            graph = ops.get_default_graph()
+            op_seed = self._counts.get(graph, 0)
+            self._counts[graph] = op_seed + 1
+        return self._module.get_seed(op_seed)
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
 
 
 def identity_dropout() -> None:

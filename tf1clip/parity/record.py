@@ -96,6 +96,7 @@ def main(argv=None):
     if face:
         import tf1clip.v1  # noqa: F401 - graph mode, as the script expects (TensorFlow imported here)
     randomness.seed_everything(opts.seed)
+    randomness.seed_candidate_samplers()
     import tensorflow as tf
 
     if opts.protect:
