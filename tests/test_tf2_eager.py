@@ -56,6 +56,9 @@ REFUSED = {
     "graph_only_api": (HEAD + "y = tf.layers.dense(tf.ones([2, 3]), 4)\n", "tf.layers.dense", "tf.layers.dense"),
     "variable_collections": (HEAD + "w = tfe.Variable(1.0, True, ['mine'])\n", "tfe.Variable(1.0, True",
                              "beyond (initial_value, trainable)"),
+    "embedding_shards": (HEAD + "shards = [tfe.Variable(tf.zeros([5, 2])), tfe.Variable(tf.zeros([5, 2]))]\n"
+                         "y = tf.nn.embedding_lookup(shards, [1, 7])\n", "tf.nn.embedding_lookup(shards",
+                         "partition_strategy"),
 }
 
 
@@ -152,3 +155,16 @@ def test_gradient_helper_computes_what_tf1s_implicit_val_and_grad_computes(tmp_p
     assert got["helper_errors"] == got["tf1_errors"] == [
         "Cannot differentiate a function that returns None",
         "No trainable variables were accessed while the function was being computed."]
+
+
+def test_one_variable_needs_no_partition_strategy():
+    """nce_loss / embedding_lookup of names and attributes only ever bound to a `tfe.Variable` (one tensor:
+    TF 1's partition strategy is never read) convert; the shard list above is refused."""
+    text = HEAD + ("class Model:\n    def __init__(self):\n        self.emb = tfe.Variable(tf.zeros([10, 4]))\n"
+                   "        self.w = tfe.Variable(tf.zeros([10, 4]))\n        self.b = tfe.Variable(tf.zeros([10]))\n\n"
+                   "    def loss(self, ids, labels):\n        embed = tf.nn.embedding_lookup(self.emb, ids)\n"
+                   "        return tf.reduce_mean(tf.nn.nce_loss(weights=self.w, biases=self.b, labels=labels, "
+                   "inputs=embed, num_sampled=2, num_classes=10))\n")
+    result = convert(text, "one_variable.py")
+    assert result.text is not None, result.notes
+    assert "tf.nn.nce_loss(weights=self.w" in result.text and "partition_strategy" not in result.text

@@ -105,6 +105,28 @@ class EagerTranslator(cst.CSTTransformer):
         self._sparse = self._sparse_line()
         self._optimizers = {emit.code(t) for st in helpers.walk_statements(module) for t, v in helpers.assignments(st)
                             if isinstance(v, cst.Call) and names.qualified(v.func) in OPTIMIZERS}
+        self._variables = self._variable_targets(module)
+
+    def _variable_targets(self, module: cst.Module) -> set:
+        """Names, and attribute names (`self.w`: "w"), that every assignment in the file binds to a new
+        `tfe.Variable` / `tf.Variable`: one variable each, never a list of shards."""
+        kinds: dict = {}
+        for st in helpers.walk_statements(module):
+            for target, value in helpers.assignments(st):
+                key = (("name", target.value) if isinstance(target, cst.Name)
+                       else ("attr", target.attr.value) if isinstance(target, cst.Attribute) else None)
+                if key is None:
+                    continue
+                one = isinstance(value, cst.Call) and self.names.qualified(value.func) in (
+                    TFE + "Variable", "tensorflow.Variable")
+                kinds[key] = kinds.get(key, True) and one
+        return {key for key, one in kinds.items() if one}
+
+    def _one_variable(self, value: cst.BaseExpression) -> bool:
+        """`value` is one of the file's variables (for TF 1's partition_strategy, read only for shards)."""
+        if isinstance(value, cst.Name):
+            return ("name", value.value) in self._variables
+        return isinstance(value, cst.Attribute) and ("attr", value.attr.value) in self._variables
 
     def run(self) -> cst.Module:
         out = self.module.visit(self)
@@ -238,7 +260,7 @@ class EagerTranslator(cst.CSTTransformer):
                    else "tf.contrib is gone in TF 2")
             self.refuse(original, f"`{short(q)}` has no TF 2 mapping in tf1clip's eager tables ({why})")
         try:
-            name, call = to_tf2(short(q), call, alias=self.alias)
+            name, call = to_tf2(short(q), call, alias=self.alias, one_tensor=self._one_variable)
         except NoTF2Mapping as exc:
             self.refuse(original, exc.reason)
         return call.with_changes(func=self.tf(name))
