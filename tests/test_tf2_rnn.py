@@ -94,6 +94,9 @@ def test_class_name_taken_by_the_script_gets_a_fresh_name():
     ("cells = []\nfor i in range(2):\n    cells.append(tf.nn.rnn_cell.GRUCell(4))\n"
      "cell = tf.nn.rnn_cell.MultiRNNCell(cells)\n"
      "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 7, "not known where they are made"),
+    ("sizes = [4, 6]\nsizes.append(8)\n"
+     "cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(n) for n in sizes])\n"
+     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 6, "not known where they are made"),
     ("cell = tf.nn.rnn_cell.GRUCell(4)\n"
      "outputs, state = cell(x[:, 0], cell.zero_state(2, tf.float32))\n", 5, "graph values"),
     ("cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(4), state_keep_prob=0.5, "

@@ -28,7 +28,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2._base import NameTransformer
-from codemods.tf2.helpers import function_locals, names_of
+from codemods.tf2.helpers import function_locals, mentions_tf, names_of
 from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ class Classes:
         info = None if fn is None or fn.decorators else self.tr.functions.analyze(fn)
         if info is None or info.session:
             return None
-        given = any(names_of(a.value) & self.tr.graph_names() or _reads_graph_attr(a.value, frame) for a in value.args)
+        graph = self.tr.graph_names()
+        given = any(names_of(a.value) & graph or _reads_graph_attr(a.value, frame) for a in value.args)
         returns = any(isinstance(n, cst.Return) and n.value is not None for n in _walk(fn.body))
         graph_work = info.uses_tf or info.creates_state or _reads_graph_attr(fn.body, frame)
         if not (given or returns and graph_work):
@@ -136,10 +137,6 @@ class Classes:
                      "ran its body there")
         return fn, value.with_changes(func=cst.Name(fn.name.value),
                                       args=[cst.Arg(cst.Name(frame.self_name)), *value.args])
-
-    def _calls(self, method: str) -> int:
-        """How many times the input reads `<something>.<method>` (its calls, and any other use)."""
-        return _attribute_count(self.tr.module, method)
 
     def call_method(self, site: "CallSite") -> tuple:
         instance, name = site.receiver, site.qname[2:]
@@ -259,7 +256,6 @@ class Classes:
     def _host_only(self, node) -> bool:
         """`node` reads plain Python values only: no TensorFlow, no call (it could make state), no name or
         object attribute bound to a graph value, state or model object (an object's plain attributes are)."""
-        from codemods.tf2.helpers import mentions_tf
         if mentions_tf(self.tr, node):
             return False
         receivers = set()
@@ -346,7 +342,8 @@ class Classes:
                     key = (st.name.value, m.name.value) if isinstance(m, cst.FunctionDef) else None
                     if key in self.walked:
                         body.append(self.walked[key].with_changes(leading_lines=m.leading_lines))
-                    elif key in self.inlined_methods and self._calls(m.name.value) == self.inlined_methods[key]:
+                    elif key in self.inlined_methods and \
+                            self.inlined_methods[key] == _attribute_count(self.tr.module, key[1]):
                         continue  # read where it was called, and called nowhere else
                     else:
                         body.append(m)
@@ -356,6 +353,7 @@ class Classes:
 
 
 def _attribute_count(module: cst.Module, attr: str) -> int:
+    """How many times `module` reads `<something>.<attr>` (a method's calls, and any other use)."""
     return sum(1 for n in _walk(module) if isinstance(n, cst.Attribute) and n.attr.value == attr)
 
 

@@ -23,10 +23,10 @@ import libcst as cst
 
 from codemods.tf2 import emit, twins
 from codemods.tf2 import shapes as shp
-from codemods.tf2._base import NameTransformer
 from codemods.tf2.call_args import with_commas
-from codemods.tf2.helpers import names_of
-from codemods.tf2.model import HOST, Other, Seq, State, StateRef, Tensor, TFSymbol
+from codemods.tf2._base import NameTransformer, walk
+from codemods.tf2.helpers import assignments, names_of, walk_statements
+from codemods.tf2.model import HOST, Instance, Other, Seq, State, StateRef, Tensor, TFSymbol
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
@@ -278,35 +278,28 @@ def comprehension(ev, node: cst.ListComp, original: Optional[cst.ListComp] = Non
 
 
 def _int_list(ev, node) -> Optional[list]:
-    """The int literals of a list or tuple literal, directly, through a name bound once, or through
-    `self.<attr>` assigned once in the object's class; else None."""
-    tr = ev.tr
+    """The int literals of a list or tuple literal, directly or through a name (or an object's
+    attribute, `self.sizes`) the file assigns once and never touches otherwise (no `.append`, no
+    item assignment, no `+=`); else None."""
     if isinstance(node, cst.Name):
-        found = tr.bindings_of(node.value)
-        node = found[0] if len(found) == 1 else None
-    elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        from codemods.tf2.model import Instance
-        instance = ev.env.get(node.value.value)
-        if not isinstance(instance, Instance):
-            return None
-        found = [st.body[0].value for st in _class_statements(instance.cls.node)
-                 if isinstance(st, cst.SimpleStatementLine) and isinstance(st.body[0], cst.Assign)
-                 and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == node.attr.value
-                         for t in st.body[0].targets)]
-        node = found[0] if len(found) == 1 else None
+        def same(n):
+            return isinstance(n, cst.Name) and n.value == node.value
+    elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and isinstance(ev.env.get(node.value.value), Instance):
+        def same(n):
+            return isinstance(n, cst.Attribute) and n.attr.value == node.attr.value
+    else:
+        same = None
+    if same is not None:
+        module = ev.tr.module
+        bound = [v for st in walk_statements(module) for t, v in assignments(st) if same(t)]
+        touched = any(isinstance(n, (cst.Attribute, cst.Subscript)) and same(n.value) for n in walk(module))
+        node = bound[0] if len(bound) == 1 and not touched else None
     if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
         return None
     items = [e.value for e in node.elements]
-    return items if all(isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in node.elements) else None
-
-
-def _class_statements(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            yield n
-        stack.extend(n.children)
+    exact = all(isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in node.elements)
+    return items if exact else None
 
 
 def _range_count(tr: "Translator", node) -> Optional[int]:

@@ -21,6 +21,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2.model import GraphOp, Mapping, Op, Seq, State, StateRef, Tensor
 from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS, OptimizerRow
+from codemods.tf2.scopes import join
 from codemods.tf2.variables import trainable_pairs
 
 if TYPE_CHECKING:
@@ -155,8 +156,7 @@ def tf1_state_names(site: "CallSite", opt: Opt, variables: Optional[cst.BaseExpr
     if opt.row is None or opt.row.keras != "AdamOptimizer" or opt.tf1_state is not None or opt.tf1_name is None:
         return
     members = None if variables is None else tr.steps.list_members(variables, tr.env.get(emit.code(variables)))
-    scope = tr.scopes.top.name_path
-    powers = tuple(tr.scopes.unique_name(f"{scope}/{p}" if scope else p) for p in ("beta1_power", "beta2_power"))
+    powers = tuple(tr.scopes.unique_name(join(tr.scopes.top.name_path, p)) for p in ("beta1_power", "beta2_power"))
     opt.tf1_state = {"variables": members, "slot": opt.tf1_name, "powers": powers}
 
 
