@@ -20,6 +20,8 @@ CLASSES = {  # fixture -> updates its whole run makes
     "random_ops_in_step.py": 8,
     "batch_norm_contrib.py": 6,
     "assign_gradient_descent.py": 8,
+    "assign_integer_sessions.py": 4,  # its first part writes 4 times
+    "rnn_dropout_loop.py": 6,
     "checkpoint_resume.py": 6,
     "estimator_dropout_unseeded.py": 6,
     "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
@@ -71,3 +73,26 @@ def test_script_passes_against_its_compat_migration_and_a_copy(script, tmp_path)
     # the user's working directory is left as it was: no checkpoint, no log written into it
     assert sorted(p.name for p in work.iterdir()) == sorted(
         ["MNIST_data"] * ("mnist" in script.name) + [copy.name] + [p.name for p in work.glob("parity-*.json")])
+
+
+def test_integer_writes_made_after_the_first_step_are_compared(tmp_path):
+    """Integer and boolean variables written by assign ops, made after the run's first write and
+    held by two sessions, are compared step by step: a NEW that doubles one of them differently
+    (its compat migration, edited)
+    fails at that write's first step, and names it."""
+    script = FIXTURES / "parity" / "assign_integer_sessions.py"
+    migrated = run_tf1clip("migrate", script, "--to", "compat", "--outtree", tmp_path / "compat", cwd=tmp_path)
+    assert migrated.returncode == 0, migrated.stderr
+    wrong = tmp_path / "wrong.py"
+    text = (tmp_path / "compat" / script.name).read_text()
+    assert text.count("2 * scale") == 1
+    wrong.write_text(text.replace("2 * scale", "3 * scale"))
+    proc, result = _parity(script, wrong, tmp_path)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    by_name = {w["name"]: w for opt in result["optimizers"] for w in opt["weights"]}
+    assert sorted(by_name) == ["counter:0", "flag:0", "scale:0", "total:0"]
+    assert [opt["first_divergent_step"] for opt in result["optimizers"]] == [None, 1, None]
+    assert not by_name["scale:0"]["ok"] and by_name["scale:0"]["max_abs_diff"] == 38.0  # 54 - 16 after 3 writes
+    assert all(by_name[name]["ok"] for name in ("counter:0", "flag:0", "total:0"))
+    rows = result["optimizers"][2]["rows"]
+    assert len(rows) == 4  # two writes in each of two sessions

@@ -113,13 +113,22 @@ def _flat_fetches(fetches):
 class RunEffect:
     """What one fetch set executes: optimizer updates, model writes, every op (by name)."""
 
-    __slots__ = ("updates", "writes", "ops")
+    __slots__ = ("updates", "writes", "counts", "ops")
 
-    def __init__(self, updates, writes, ops):
+    def __init__(self, updates, writes, counts, ops):
         self.updates = updates  # owners of the registered update ops it runs, in registration order
         self.writes = writes  # variable ops it writes (model state: float, global, not init/restore),
         # in creation order
+        self.counts = counts  # every model variable it writes, integer and boolean ones too (not
+        # the global step), in creation order
         self.ops = ops  # frozenset of the names of every op it runs
+
+    def step_variables(self) -> list:
+        """What a run in a graph with no optimizer update is a step of: the float model variables
+        it writes, or, when it writes none, its integer and boolean ones (`my_var.assign(2 *
+        my_var)` in a script of integer variables). Beside floats an integer is a counter (an
+        optimizer's iteration count), not what the step computes."""
+        return self.writes or self.counts
 
 
 class GraphSteps:
@@ -169,7 +178,9 @@ class GraphSteps:
         for name in sorted((n for n in seen if n in updates), key=order.get):
             if not any(updates[name] is o for o in owners):
                 owners.append(updates[name])
-        return RunEffect(owners, self._model_writes(graph, writes), frozenset(seen))
+        written = self._model_writes(graph, writes)
+        floats = [v for v in written if _floating(v)]
+        return RunEffect(owners, floats, written, frozenset(seen))
 
     @staticmethod
     def _model_writes(graph, writes):
@@ -178,7 +189,7 @@ class GraphSteps:
         import tensorflow as tf
 
         keys = tf.compat.v1.GraphKeys
-        initializers, local = set(), set()
+        initializers, local = set(), {v.op.name for v in graph.get_collection(keys.GLOBAL_STEP)}
         rank = {v.op.name: i for i, v in enumerate(graph.get_collection(keys.GLOBAL_VARIABLES))}
         for collection in (keys.GLOBAL_VARIABLES, keys.LOCAL_VARIABLES, keys.MODEL_VARIABLES,
                            keys.TRAINABLE_VARIABLES, keys.METRIC_VARIABLES):
@@ -195,14 +206,25 @@ class GraphSteps:
             variable = written_variable(op)
             if variable is None or variable.name in local or variable.name in names:
                 continue
-            try:
-                dtype = tf.as_dtype(variable.get_attr("dtype")).base_dtype
-            except Exception:  # noqa: BLE001
-                continue
-            if dtype.is_floating:
+            if _dtype(variable) is not None:
                 out.append(variable)
                 names.add(variable.name)
         return sorted(out, key=lambda v: rank.get(v.name, len(rank)))  # creation order
+
+
+def _dtype(variable):
+    """A variable op's numeric dtype (float, integer or boolean), or None."""
+    import tensorflow as tf
+
+    try:
+        dtype = tf.as_dtype(variable.get_attr("dtype")).base_dtype
+    except Exception:  # noqa: BLE001
+        return None
+    return dtype if dtype.is_floating or dtype.is_integer or dtype.is_bool else None
+
+
+def _floating(variable) -> bool:
+    return _dtype(variable).is_floating
 
 
 def step_keys(steps: GraphSteps, graph, fetches):
@@ -211,8 +233,9 @@ def step_keys(steps: GraphSteps, graph, fetches):
     effect = steps.effect(graph, fetches)
     if effect.updates:
         return [("update", id(owner)) for owner in effect.updates], effect
-    if effect.writes and not steps.has_updates(graph):
-        return [("writes", graph_key(graph), tuple(v.name for v in effect.writes))], effect
+    written = effect.step_variables()
+    if written and not steps.has_updates(graph):
+        return [("writes", graph_key(graph), tuple(v.name for v in written))], effect
     return [], effect
 
 

@@ -22,6 +22,13 @@ draw the same numbers:
   with the graph's seed as the first. A TF 1.x script and its translation build their
   samplers in the same order, so they draw the same classes run after run. A sampler given a
   seed keeps it.
+- A TF 1.x while loop (`dynamic_rnn`, `tf.scan`, `map_fn`, ...) runs one iteration at a time
+  (`parallel_iterations=1`). A random op inside the loop body (the dropout of a
+  `DropoutWrapper` cell) is one stateful kernel that draws once per iteration; with iterations
+  in flight together, which time step gets which draw depends on thread scheduling, so even
+  one program run twice differs (TF 1.x too). Run in order, the draws follow the time steps.
+  The loop's results do not depend on `parallel_iterations` otherwise: it only bounds how many
+  iterations run at once.
 """
 from __future__ import annotations
 
@@ -34,7 +41,8 @@ from tf1clip.steps import wrap
 
 DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global seed and every graph's "
                   "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program); candidate "
-                  "samplers (nce_loss, sampled_softmax_loss) seeded by creation order")
+                  "samplers (nce_loss, sampled_softmax_loss) seeded by creation order; TF 1.x while loops one "
+                  "iteration at a time (dropout in an RNN cell draws in time order)")
 NO_DROPOUT_POLICY = ("--no-dropout: dropout and tf.data shuffles are the identity on both sides (their expectation); "
                      "candidate samplers (nce_loss, sampled_softmax_loss) seeded by creation order; "
                      "other seeds as default")
@@ -94,6 +102,20 @@ def seed_everything(seed: int) -> None:
     graph = getattr(stack, "_global_default_graph", None) if stack is not None else ops.get_default_graph()
     if graph is not None and graph.seed is None:
         graph.seed = seed
+
+
+def sequential_while_loops() -> None:
+    """TF 1.x while loops (graph mode's `WhileContext`, which `dynamic_rnn`, `tf.scan`,
+    `map_fn` and `tf.while_loop` build) run one iteration at a time, whatever
+    `parallel_iterations` they were given. Adds no graph ops."""
+    from tensorflow.python.ops import control_flow_ops
+
+    def make_init(original):
+        def _init_from_args(self, maximum_iterations, parallel_iterations, *args, **kwargs):
+            return original(self, maximum_iterations, 1, *args, **kwargs)
+        return _init_from_args
+
+    wrap(control_flow_ops.WhileContext, "_init_from_args", make_init)
 
 
 def seed_candidate_samplers() -> None:

@@ -97,6 +97,7 @@ def main(argv=None):
         import tf1clip.v1  # noqa: F401 - graph mode, as the script expects (TensorFlow imported here)
     randomness.seed_everything(opts.seed)
     randomness.seed_candidate_samplers()
+    randomness.sequential_while_loops()
     import tensorflow as tf
 
     if opts.protect:

@@ -81,6 +81,7 @@ class Recorder:
         self.state = {}  # variable op name -> (rank, variable): other model state the steps write
         self.step_values = {}  # "key@step" -> array: variables written with no optimizer
         self.started = False  # the first step ran (start values captured / loaded)
+        self.start_ids = set()  # ids of the graph variables whose start values are captured / loaded
         self.replicas_seen = 0  # largest strategy created in the run (NEW under --replicas)
         self._old_init = None
         self._assigned = {}  # id(new var) -> old key
@@ -304,6 +305,17 @@ class Recorder:
         step = len(update.steps)
         for key, value in self.keyed([(update, values)]).items():
             self.step_values[f"{key}@{step}"] = value
+
+    def last_values(self):
+        """{key: array}: each variable-writes update's variables after its last step."""
+        out = {}
+        for update in self.ordered():
+            if update.writes and update.steps:
+                step = len(update.steps)
+                for j, var in enumerate(update.variables):
+                    key = self.key_of(var, var_key(update.index, j))
+                    out[key] = self.step_values[f"{key}@{step}"]
+        return out
 
     def state_variables(self):
         """Other model state the steps wrote, in creation order: (key, variable)."""

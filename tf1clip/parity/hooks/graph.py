@@ -94,6 +94,8 @@ def _step(rec, session, raw_run, keys, effect, fetches, feed_dict, options, run_
             raise StopParity()
     if not rec.started:
         _start(rec, session, raw_run)
+    else:
+        _start_late(rec, session, raw_run, [u for u in updates if not u.steps])
     for update in updates:
         rec.check_match(update, update.variables)
     _note_state(rec, session.graph, effect)
@@ -113,7 +115,7 @@ def _updates(rec, graph, keys, effect):
     if effect.updates:
         return list(effect.updates)
     by_name = _variables_by_op(graph)
-    variables = [by_name[v.name] for v in effect.writes if v.name in by_name]
+    variables = [by_name[v.name] for v in effect.step_variables() if v.name in by_name]
     return [rec.update_for_writes(keys[0], variables)] if variables else []
 
 
@@ -135,6 +137,7 @@ def _start(rec, session, raw_run):
     trainable = session.graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
     seen = {id(t) for t in trainable}
     everything = list(trainable) + [v for u in rec.ordered() for v in u.variables if id(v) not in seen]
+    rec.start_ids = {id(v) for v in everything}
     if rec.side == "new":
         loads = rec.match_graph(everything)
         for var, value in loads:
@@ -154,6 +157,28 @@ def _start(rec, session, raw_run):
             rec.ranks[key] = rank
 
 
+def _start_late(rec, session, raw_run, updates):
+    """Updates whose first step comes after the run's first step (a later part of the script:
+    another graph, a variable made since): their variables that did not exist at the start get
+    their start values now, by the same rule as `_start`."""
+    fresh = [(u, j, v) for u in updates for j, v in enumerate(u.variables) if id(v) not in rec.start_ids]
+    if not fresh:
+        return
+    rec.start_ids.update(id(v) for _, _, v in fresh)
+    variables = [v for _, _, v in fresh]
+    if rec.side == "new":
+        for var, value in rec.match_graph(variables):
+            var.load(value, session)
+        if rec.transfer:
+            return
+    rank = max(rec.ranks.values(), default=-1) + 1
+    for offset, ((update, j, var), value) in enumerate(zip(fresh, raw_run(session, variables))):
+        key = rec.key_of(var, var_key(update.index, j))
+        if key not in rec.initial:
+            rec.initial[key] = np.asarray(value)
+            rec.ranks[key] = rank + offset
+
+
 def _note_state(rec, graph, effect):
     """Model state a step writes besides its update's variables (batch norm's moving
     statistics, ...); the optimizers' own variables are left out when the record is written."""
@@ -170,16 +195,20 @@ def _note_state(rec, graph, effect):
 
 
 def capture_final(rec, session, raw_run):
-    """The updated variables' and the written state's values now (the session's unhooked run)."""
+    """The updated variables' and the written state's values now (the session's unhooked run).
+    A variable-writes update's are those after its last step, which may have run in another
+    session (a script's examples each open their own)."""
     if rec.final is not None:
         return
+    fetched = [u for u in rec.ordered() if not u.writes]
     try:
         state = rec.state_variables()
-        values = raw_run(session, [[v for v in u.variables] for u in rec.ordered()] + [[v for _, v in state]])
-        rec.final = rec.keyed(list(zip(rec.ordered(), values)))
-        rec.final.update({key: np.asarray(value) for (key, _), value in zip(state, values[-1])})
+        values = raw_run(session, [list(u.variables) for u in fetched] + [[v for _, v in state]])
     except Exception:  # noqa: BLE001 - a closed or broken session: no final weights
-        pass
+        return
+    rec.final = rec.keyed(list(zip(fetched, values)))
+    rec.final.update({key: np.asarray(value) for (key, _), value in zip(state, values[-1])})
+    rec.final.update(rec.last_values())
 
 
 def _extras(rec, update, effect):
