@@ -8,15 +8,18 @@ own as a libcst codemod command:
 
 `COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order: contrib,
 estimator and example imports first, then the import rewrite, the two insertions that anchor
-on the final imports, soft placement, and `numpy2` (NumPy 2 spellings), the one rule that also
+on the final imports, soft placement, a script's flags over absl.logging's, TF 1.x dataset attributes through `tf.data` functions,
+and `numpy2` (NumPy 2 spellings), the one rule that also
 runs on files that are not TF 1.x code (`NUMPY_ONLY`). The engine (`codemods.engine.apply`)
 runs them all in one pass over one parse of a file; a `Note` is one line of its report. The
 `tf2` package is the TF2 tier.
 """
 from codemods._base import Note
+from codemods.absl_flags import AbslFlags
 from codemods.compat_v1_imports import CompatV1Imports
 from codemods.contrib_slim import ContribSlim
 from codemods.contrib_symbols import ContribSymbols
+from codemods.dataset_v1 import DatasetV1
 from codemods.disable_v2_behavior import DisableV2Behavior
 from codemods.estimator import Estimator
 from codemods.legacy_keras import LegacyKeras
@@ -33,6 +36,8 @@ COMPAT_RULES = (
     DisableV2Behavior,
     LegacyKeras,
     SoftPlacement,
+    AbslFlags,
+    DatasetV1,
     Numpy2,
 )
 # What a file that is not TF 1.x code (no TensorFlow, TF 2 code, ...) still gets.

@@ -36,7 +36,7 @@ class ChainEdit:
 @dataclass
 class NodeEdit:
     rule: str
-    node: object                  # the ast expression it replaces (an ast.Call)
+    node: object                  # the ast expression it replaces (an ast.Call or ast.Attribute)
     stmt: object                  # the innermost statement holding it (a Stmt)
     make: object                  # libcst node (after the edits inside it) -> its replacement
 
@@ -81,9 +81,10 @@ class Run:
         self.chain_edits[id(ref)] = edit
 
     def transform(self, rule, node, stmt, make) -> None:
-        """Replace the call `node` (an ast.Call of statement `stmt`) by `make(libcst node)`, which
-        sees the node with the edits inside it already made (a rewritten argument, ...) and
-        returns its replacement. One rule's edit a node; a second one is a Conflict."""
+        """Replace the call or attribute `node` (an ast.Call or ast.Attribute of statement `stmt`)
+        by `make(libcst node)`, which sees the node with the edits inside it already made (a
+        rewritten argument, ...) and returns its replacement. One rule's edit a node; a second
+        one is a Conflict."""
         old = self.node_edits.get(id(node))
         if old is not None and old.rule != rule.RULE:
             raise Conflict(f"rules {old.rule} and {rule.RULE} both rewrite the call on this line; file left "

@@ -31,7 +31,7 @@ class Unit:
     stmts: list                      # the ast statements it holds (one compound, or a line group)
     compound: bool
     edits: list = field(default_factory=list)     # ChainEdits inside
-    calls: list = field(default_factory=list)     # NodeEdits inside
+    calls: list = field(default_factory=list)     # NodeEdits inside (of calls and attributes)
     imports: list = field(default_factory=list)   # ImportStmts inside whose shape changes
     text: Optional[str] = None
 
@@ -210,13 +210,11 @@ def _render_unit(run, layout, unit: Unit) -> str:
             expected[text_of] = _ast_positions(unit.stmts, text_of)
         link = edit.ref.links[edit.parts - 1]
         targets.setdefault(text_of, {})[expected[text_of].index((link.lineno, link.col_offset))] = _expression(edit.text)
-    # calls by their rank in source order (libcst visits an outer call before the calls in it)
-    calls = {}
-    if unit.calls:
-        ranked = sorted((n for s in unit.stmts for n in ast.walk(s) if isinstance(n, ast.Call)),
-                        key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
-        rank = {id(n): i for i, n in enumerate(ranked)}
-        calls = {rank[id(edit.node)]: edit.make for edit in unit.calls}
+    # calls and attributes by their rank in source order among their kind (libcst visits an
+    # outer node before the nodes in it)
+    ranked = {kind: _ranked(unit.stmts, kind) for kind in (ast.Call, ast.Attribute)
+              if any(isinstance(edit.node, kind) for edit in unit.calls)}
+    calls, attributes = _by_rank(unit.calls, ranked.get(ast.Call, ())), _by_rank(unit.calls, ranked.get(ast.Attribute, ()))
     ast_imports = sorted((n for s in unit.stmts for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom))),
                          key=lambda n: (n.lineno, n.col_offset))
     by_node = {id(imp.node): imp for imp in unit.imports}
@@ -227,16 +225,29 @@ def _render_unit(run, layout, unit: Unit) -> str:
                                     layout.removed, node)
         return [(p.node, p.original) for p in parts]
 
-    apply = _Apply(targets, imports, rewrite, calls)
+    apply = _Apply(targets, imports, rewrite, calls, attributes)
     new = module.visit(apply)
     if any(apply.seen.get(t, 0) != len(positions) for t, positions in expected.items()) or \
-            (calls and apply.call_rank != len(ranked)):
+            (calls and apply.call_rank != len(ranked[ast.Call])) or \
+            (attributes and apply.attribute_rank != len(ranked[ast.Attribute])):
         raise EngineError("could not place a rewrite (libcst and Python disagree on this statement); "
                           "file left unchanged, please report this", unit.first)
     if not (new.body[0].body.body if indent else new.body):
         return ""  # every statement of the unit removed (libcst would print `pass` in the wrapper)
     code = new.code
     return code[len(_WRAPPER) + len(file.newline):] if indent else code
+
+
+def _ranked(stmts: list, kind) -> list:
+    """The `kind` nodes of `stmts` in libcst's visiting order: source order, outer first."""
+    return sorted((n for s in stmts for n in ast.walk(s) if isinstance(n, kind)),
+                  key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
+
+
+def _by_rank(edits: list, ranked: list) -> dict:
+    """{rank of its node among `ranked`: NodeEdit.make} for the edits of nodes in `ranked`."""
+    rank = {id(node): i for i, node in enumerate(ranked)}
+    return {rank[id(edit.node)]: edit.make for edit in edits if id(edit.node) in rank}
 
 
 def _expression(text: str):
@@ -265,11 +276,13 @@ def _pure(node) -> bool:
 class _Apply(cst.CSTTransformer):
     """One pass over a unit: rename the targeted dotted names, rewrite the changed imports."""
 
-    def __init__(self, targets: dict, imports: list, rewrite, calls: dict):
+    def __init__(self, targets: dict, imports: list, rewrite, calls: dict, attributes: dict):
         super().__init__()
         self.calls = calls                         # rank among the unit's calls -> NodeEdit.make
         self.call_rank = 0
-        self.call_makes: dict = {}                 # libcst Call -> NodeEdit.make
+        self.attributes = attributes               # rank among the unit's attributes -> NodeEdit.make
+        self.attribute_rank = 0
+        self.node_makes: dict = {}                 # libcst Call / Attribute -> NodeEdit.make
         self.targets = targets                     # text -> {rank: new expression}
         self.lasts = {t.rpartition(".")[2] for t in targets}
         self.seen: dict = {}                       # text -> how many nodes spell it
@@ -280,6 +293,11 @@ class _Apply(cst.CSTTransformer):
         self.rewrite = rewrite
 
     def visit_Attribute(self, node) -> None:
+        if self.attributes:
+            make = self.attributes.get(self.attribute_rank)
+            if make is not None:
+                self.node_makes[node] = make
+            self.attribute_rank += 1
         if node.attr.value in self.lasts:
             name = get_full_name_for_node(node)
             wanted = self.targets.get(name)
@@ -290,17 +308,19 @@ class _Apply(cst.CSTTransformer):
                     self.attrs[node] = wanted[rank]
 
     def leave_Attribute(self, original_node, updated_node):
-        return self.attrs.get(original_node, updated_node)
+        make = self.node_makes.get(original_node)
+        updated_node = self.attrs.get(original_node, updated_node)
+        return updated_node if make is None else make(updated_node)
 
     def visit_Call(self, node) -> None:
         if self.calls:
             make = self.calls.get(self.call_rank)
             if make is not None:
-                self.call_makes[node] = make
+                self.node_makes[node] = make
             self.call_rank += 1
 
     def leave_Call(self, original_node, updated_node):
-        make = self.call_makes.get(original_node)
+        make = self.node_makes.get(original_node)
         return updated_node if make is None else make(updated_node)
 
     def _import(self, node) -> bool:
