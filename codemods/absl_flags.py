@@ -28,6 +28,12 @@ _FLAGS_MODULES = ("tensorflow.compat.v1.app.flags", "tensorflow.compat.v1.flags"
 _OWNER = "absl.logging"
 
 
+def guard(owner: str, name: str) -> str:
+    """The statement that drops absl.logging's flag `name` from `owner`.FLAGS (a flags module)."""
+    return (f'if {owner}.FLAGS.find_module_defining_flag("{name}") == "{_OWNER}": '
+            f'delattr({owner}.FLAGS, "{name}")')
+
+
 class AbslFlags(Rule):
     DESCRIPTION = "Let a TF 1.x script's flag take a name absl.logging defined (log_dir, v, ...)."
     RULE = "absl_flags"
@@ -73,17 +79,16 @@ class AbslFlags(Rule):
         self._aliased_defines()
         done: set = set()
         for stmt, call, name, owner in self.defines:
-            guard = (f'if {owner}.FLAGS.find_module_defining_flag("{name}") == "{_OWNER}": '
-                     f'delattr({owner}.FLAGS, "{name}")')
-            if guard in self.file.text or (id(stmt), name) in done:
+            line = guard(owner, name)
+            if line in self.file.text or (id(stmt), name) in done:
                 continue  # migrated already
             done.add((id(stmt), name))
             if stmt.parent is not None:
                 self.note_human(call.lineno, f'flag "{name}": absl.logging (imported by TF 2) defines it too, and '
-                                             f"TF 2.21 stops on the second definition; put `{guard}` before it")
+                                             f"TF 2.21 stops on the second definition; put `{line}` before it")
                 continue
             anchor = next(e for e in layout.body if e.stmt is stmt)
-            layout.insert_before(anchor, [guard], self.RULE)
+            layout.insert_before(anchor, [line], self.RULE)
             self.note_change(call.lineno, f'flag "{name}": absl.logging (imported by TF 2) defines it too; its flag '
                                           "is dropped first, so this file's own takes the name, as on TF 1.x")
 

@@ -1,6 +1,6 @@
-"""Compat-tier constructs found in the proving ground's failures, each on a fixture of our own
-(fixtures/runtime): the `--to compat` output runs under plain Python, prints what the original
-prints under `tf1clip run`, and passes parity against it. Real TensorFlow, real subprocesses.
+"""Compat-tier (and TF2-tier) constructs found in the proving ground's failures, each on a
+fixture of our own (fixtures/runtime): the `--to compat` output runs under plain Python, prints
+what the original prints under `tf1clip run`, and passes parity against it. Real TensorFlow, real subprocesses.
 """
 import json
 import shutil
@@ -77,3 +77,17 @@ def test_flags_absl_logging_defines_too(tmp_path):
     unguarded.write_text("\n".join(line for line in text.splitlines() if line not in guards) + "\n")
     failed = run_python(unguarded, cwd=tmp_path)
     assert failed.returncode != 0 and "DuplicateFlagError: The flag 'log_dir' is defined twice" in failed.stderr
+
+
+def test_flags_named_like_absl_logging_in_the_tf2_tier(tmp_path):
+    """The TF2 tier writes absl's flags, and drops absl.logging's flag of the same name first too."""
+    proc = run_tf1clip("migrate", RUNTIME / "flags_log_dir.py", "--to", "tf2", "--outtree", tmp_path / "tf2",
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and "1 to the TF2 tier" in proc.stderr, proc.stderr
+    script = tmp_path / "tf2" / "flags_log_dir.py"
+    text = script.read_text()
+    assert 'delattr(absl_flags.FLAGS, "log_dir")' in text and 'delattr(absl_flags.FLAGS, "v")' in text
+    assert "compat.v1" not in text
+    migrated = run_python(script, "--log_dir=/tmp/elsewhere", "--v=5", cwd=tmp_path)
+    assert migrated.returncode == 0, tail(migrated.stderr)
+    assert migrated.stdout == "log_dir=/tmp/elsewhere v=5 scaled=10.0\n"

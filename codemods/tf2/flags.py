@@ -3,7 +3,9 @@
 `tf.app.flags` / `tf.flags` were absl's `flags` with TF's keyword names (`flag_name`,
 `default_value`, `docstring`); `tf.app.run(main)` was `absl.app.run(main)` (parse the flags,
 call `main(argv)`). TF 2 has neither; the output imports them from absl (a TensorFlow
-dependency) and uses absl's keyword names.
+dependency) and uses absl's keyword names. A flag named like one of absl.logging's (`log_dir`,
+`v`, ...: absl.logging defines them, and TF 2 imports it) drops absl.logging's first, as the
+compat tier's `absl_flags` rule does, so the script's own takes the name as on TF 1.x.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.absl_flags import ABSL_LOGGING_FLAGS, guard
 from codemods.tf2 import emit
 from codemods.tf2.model import HOST, Func, Other
 
@@ -54,6 +57,13 @@ def call(site: "CallSite"):
     args = [a.with_changes(keyword=cst.Name(KEYWORDS[a.keyword.value]))
             if a.keyword is not None and a.keyword.value in KEYWORDS else a for a in site.node.args]
     site.tr.note("tf.app.flags → absl's flags (what TF 1.x's flags were)")
+    name = next((a.value for a in args if a.keyword is not None and a.keyword.value == "name"),
+                args[0].value if args and args[0].keyword is None else None)
+    if member.startswith("DEFINE_") and isinstance(name, cst.SimpleString) and \
+            name.evaluated_value in ABSL_LOGGING_FLAGS:
+        site.tr.pending.append(cst.parse_statement(guard(_module(site.tr), name.evaluated_value)))
+        site.tr.note(f'flag "{name.evaluated_value}": absl.logging defines it too; its flag is dropped first, so '
+                     "the script's own takes the name, as on TF 1.x")
     return HOST, emit.with_args(emit.call(reference(site.ev, site.qname)), args)
 
 
