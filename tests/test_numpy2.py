@@ -71,7 +71,7 @@ def test_call_rows_behave_as_numpy1():
     assert set(CALLS) == {"asscalar", "msort", "in1d", "asfarray", "fromstring"}
 
 
-def test_ragged_arrays_are_object_arrays_as_before_numpy_1_24():
+def test_ragged_arrays_are_object_arrays_as_before_numpy_1_24(capsys):
     legacy = numpy_view()
     pairs = legacy.array(list(zip([np.arange(3), np.arange(3)], [np.arange(2), np.arange(2)])))
     assert pairs.shape == (2, 2) and pairs.dtype == object and pairs[1, 0].tolist() == [0, 1, 2]
@@ -82,6 +82,14 @@ def test_ragged_arrays_are_object_arrays_as_before_numpy_1_24():
         legacy.array([[1, 2], [3]], dtype=float)  # a dtype given: NumPy 1.x raised too
     with pytest.raises(ValueError):
         np.array([[1, 2], [3]])  # the real module is unchanged
+    # each line that made a ragged array is named once on stderr: the migrated code needs dtype=object there
+    notes = capsys.readouterr().err.splitlines()
+    assert [n.split(": np.")[1].split(" of")[0] for n in notes] == ["array", "asarray"]
+    assert all(n.startswith("tf1clip: ") and "test_numpy2.py:" in n and n.endswith("needs dtype=object")
+               for n in notes)
+    for _ in range(2):
+        legacy.array([[1], []])
+    assert len(capsys.readouterr().err.splitlines()) == 1
 
 
 def test_view_is_numpy_elsewhere():

@@ -11,6 +11,8 @@ and every other library keep seeing the real, unchanged module, and so does
 """
 from __future__ import annotations
 
+import os
+import sys
 import types
 
 import numpy as _np
@@ -58,7 +60,10 @@ def _reshape(*args, **kwargs):
 
 def _ragged_to_object(original):
     """NumPy < 1.24 made an object array of a ragged nested sequence (1.20-1.23 with a warning);
-    NumPy 2 raises unless dtype=object is passed, which gives the same array."""
+    NumPy 2 raises unless dtype=object is passed, which gives the same array. The first time a
+    line of the user's does so, stderr names it: no codemod can see that a value is ragged, so
+    this is where the migrated code needs `dtype=object` by hand."""
+    noted: set = set()
 
     def make(obj, *args, **kwargs):
         try:
@@ -66,10 +71,21 @@ def _ragged_to_object(original):
         except ValueError as exc:
             if args or kwargs.get("dtype") is not None or "inhomogeneous" not in str(exc):
                 raise
+            _note_ragged(original.__name__, sys._getframe(1), noted)
             return original(obj, **{**kwargs, "dtype": object})
 
     make.__name__, make.__doc__ = original.__name__, original.__doc__
     return make
+
+
+def _note_ragged(name: str, frame, noted: set) -> None:
+    where = (frame.f_code.co_filename, frame.f_lineno)
+    if where in noted:
+        return
+    noted.add(where)
+    path = os.path.relpath(where[0]) if where[0].startswith(os.getcwd() + os.sep) else where[0]
+    print(f"tf1clip: {path}:{where[1]}: np.{name} of a ragged sequence made an object array, as NumPy 1.x "
+          "did; NumPy 2 raises there: the migrated code needs dtype=object", file=sys.stderr)
 
 
 _CALLS = {"asscalar": _asscalar, "msort": _msort, "in1d": _in1d, "asfarray": _asfarray,
