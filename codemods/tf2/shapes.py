@@ -168,8 +168,10 @@ def reshape(shape: Shape, target: Shape) -> Shape:
     minus = [i for i, d in enumerate(target) if literal(d) == -1]
     if not minus:
         return target
-    if len(minus) > 1 or shape is None:
+    if len(minus) > 1:
         return None
+    if shape is None:  # TF's static shape: the other dimensions as written, the -1 unknown
+        return [None if i == minus[0] else d for i, d in enumerate(target)]
     total: Dim = integer(1)
     for d in shape:
         total = mul(total, d)
