@@ -108,6 +108,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
     result["steps_requested"] = steps
     result["randomness"] = policy(no_dropout)
     result["transfer"] = transfer
+    result["old_runtime"] = "TF 1.x eager, compat runtime" if old_record.get("eager") else "TF1 graph, compat runtime"
     result["new_runtime"] = "TF 1.x face (an identical copy of OLD)" if same_program else "plain TensorFlow 2"
     result["kept"] = {"old": sides["old"], "new": sides["new"]} if keep else None
     return ParityOutcome(result, cmp.format_report(result, os.path.basename(old), os.path.basename(new)),

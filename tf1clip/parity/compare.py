@@ -250,7 +250,8 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
         console.print(Text(text, style=style) if style else text, markup=False)
 
     new_runtime = result.get("new_runtime", "TF2")
-    say(f"parity: {old_name} (TF1 graph, compat runtime) vs {new_name} ({new_runtime})"
+    old_runtime = result.get("old_runtime", "TF1 graph, compat runtime")
+    say(f"parity: {old_name} ({old_runtime}) vs {new_name} ({new_runtime})"
         f"  rtol={result['rtol']:g} atol={result['atol']:g}")
     if result.get("randomness"):
         say(f"randomness: {result['randomness']}")

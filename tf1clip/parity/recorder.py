@@ -326,11 +326,14 @@ class Recorder:
 
     # ---- output -------------------------------------------------------------------------------
     def write(self, status, error=None):
+        import tensorflow as tf
+
         os.makedirs(self.out, exist_ok=True)
         record = {
             "side": self.side,
             "status": status,
             "error": error,
+            "eager": tf.executing_eagerly(),  # at the end: a TF 1.x script may have turned it on
             "optimizers": [
                 {"index": u.index, "name": u.name, "class": u.cls, "writes": u.writes,
                  "variables": [{"name": var_name(v), "shape": list(var_shape(v)), "key": var_key(u.index, j)}
