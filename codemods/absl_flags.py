@@ -28,6 +28,12 @@ _FLAGS_MODULES = ("tensorflow.compat.v1.app.flags", "tensorflow.compat.v1.flags"
 _OWNER = "absl.logging"
 
 
+def _absl_name(call: ast.Call):
+    """The flag name a DEFINE call gives, when absl.logging defines it too (else None)."""
+    name = call.args[0] if call.args else None
+    return name.value if isinstance(name, ast.Constant) and name.value in ABSL_LOGGING_FLAGS else None
+
+
 def guard(owner: str, name: str) -> str:
     """The statement that drops absl.logging's flag `name` from `owner`.FLAGS (a flags module)."""
     return (f'if {owner}.FLAGS.find_module_defining_flag("{name}") == "{_OWNER}": '
@@ -41,8 +47,8 @@ class AbslFlags(Rule):
 
     def __init__(self, run):
         super().__init__(run)
-        self.defines: list = []        # (Reference of the flags module, ast.Call, flag name)
-        self.aliases: dict = {}        # module-level name assigned a flags module -> its Reference
+        self.defines: list = []        # (Stmt, the DEFINE ast.Call, flag name, its flags module as the output spells it)
+        self.aliases: set = set()      # module-level names assigned a flags module
 
     def visit_reference(self, ref: Reference) -> None:
         qname = self.run.final_qname(ref)
@@ -59,7 +65,7 @@ class AbslFlags(Rule):
         stmt = ref.stmt.node
         if ref.stmt.parent is None and isinstance(stmt, ast.Assign) and stmt.value is ref.node and \
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            self.aliases[stmt.targets[0].id] = ref
+            self.aliases.add(stmt.targets[0].id)
 
     def _final_owner(self, ref: Reference) -> str:
         """The flags module of `ref` (a DEFINE function) as the output spells it."""
@@ -69,20 +75,15 @@ class AbslFlags(Rule):
 
     def _define(self, ref: Reference, callee: ast.expr, owner: str) -> None:
         call = self.file.parent(callee, ref.stmt)
-        if not (isinstance(call, ast.Call) and call.func is callee and call.args):
-            return
-        name = call.args[0]
-        if isinstance(name, ast.Constant) and name.value in ABSL_LOGGING_FLAGS:
-            self.defines.append((ref.stmt, call, name.value, owner))
+        if isinstance(call, ast.Call) and call.func is callee and _absl_name(call):
+            self.defines.append((ref.stmt, call, _absl_name(call), owner))
 
     def leave_module(self, layout) -> None:
         self._aliased_defines()
-        done: set = set()
         for stmt, call, name, owner in self.defines:
             line = guard(owner, name)
-            if line in self.file.text or (id(stmt), name) in done:
+            if line in self.file.text:
                 continue  # migrated already
-            done.add((id(stmt), name))
             if stmt.parent is not None:
                 self.note_human(call.lineno, f'flag "{name}": absl.logging (imported by TF 2) defines it too, and '
                                              f"TF 2.21 stops on the second definition; put `{line}` before it")
@@ -101,15 +102,10 @@ class AbslFlags(Rule):
             call = node.value if isinstance(node, ast.Expr) else None
             callee = call.func if isinstance(call, ast.Call) else None
             if isinstance(callee, ast.Attribute) and callee.attr.startswith("DEFINE") and \
-                    isinstance(callee.value, ast.Name) and callee.value.id in self.aliases and call.args:
-                if self._one_module_binding(callee.value.id):
-                    name = call.args[0]
-                    if isinstance(name, ast.Constant) and name.value in ABSL_LOGGING_FLAGS:
-                        self.defines.append((stmt, call, name.value, callee.value.id))
+                    isinstance(callee.value, ast.Name) and callee.value.id in self.aliases and _absl_name(call) \
+                    and len(self.file.lookup(callee.value.id, self.file.module_scope)) == 1:
+                self.defines.append((stmt, call, _absl_name(call), callee.value.id))
         self.defines.sort(key=lambda d: d[1].lineno)
-
-    def _one_module_binding(self, name: str) -> bool:
-        return len(self.file.lookup(name, self.file.module_scope)) == 1
 
     VALID = [
         Valid("import tensorflow.compat.v1 as tf\n\ntf.app.flags.DEFINE_string('data_dir', 'd', 'data')\n"

@@ -96,7 +96,7 @@ class DatasetV1(Rule):
         """(Stmt, node, name, is attribute) for each read of a TF 1.x dataset attribute and each
         call of a TF 1.x iterator method, on a value that is not a TensorFlow name."""
         for stmt in self.file.stmts.values():
-            for node in _own_expressions(stmt.node):
+            for node in self.file.expressions(stmt):
                 if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTES and isinstance(node.ctx, ast.Load):
                     if id(node.value) not in self.ref_nodes:
                         yield stmt, node, node.attr, True
@@ -107,10 +107,13 @@ class DatasetV1(Rule):
     def _prefix(self) -> Optional[str]:
         """`<alias>.data` of the file's module-level name for tensorflow.compat.v1 (or
         `<alias>.compat.v1.data` of tensorflow's) when the file never rebinds that name."""
+        rebound: dict = {}  # alias -> bound other than by an import somewhere in the file
         for ref in self.tf_refs:
             for module, suffix in ((V1, ".data"), (TF, ".compat.v1.data")):
                 alias = self.run.visible_alias(ref, module)
-                if alias is not None and not _rebound(self.file.tree, alias):
+                if alias is not None and alias not in rebound:
+                    rebound[alias] = _rebound(self.file.tree, alias)
+                if alias is not None and not rebound[alias]:
                     return alias + suffix
         return None
 
@@ -143,17 +146,6 @@ class DatasetV1(Rule):
             "one = (tf.compat.v1.data.make_one_shot_iterator(data.repeat()))\n",
         ),
     ]
-
-def _own_expressions(stmt_node: ast.stmt):
-    """Every expression node of a statement, not of the statements nested in it."""
-    todo = [stmt_node]
-    while todo:
-        here = todo.pop()
-        for child in ast.iter_child_nodes(here):
-            if not isinstance(child, ast.stmt):
-                yield child
-                todo.append(child)
-
 
 def _rebound(tree: ast.Module, name: str) -> bool:
     """Is `name` bound anywhere in the file other than by an import?"""

@@ -32,7 +32,7 @@ class FileModel:
         self.references: list = []     # Reference, source order
         self.unresolved_roots = 0
         self._stores: dict = {}        # name -> [(scope, pos, stmt node)] of bindings not yet made
-        self._parents: dict = {}       # id(ast.stmt) -> {id(node): parent} of its own expressions
+        self._parents: dict = {}       # id(ast.stmt) -> {id(node): (node, parent)} of its own expressions
         _Walker(self).run()
         self.references.sort(key=lambda r: r.pos)
 
@@ -49,17 +49,26 @@ class FileModel:
     def parent(self, node: ast.AST, stmt: Stmt) -> Optional[ast.AST]:
         """The node directly holding `node`, an expression of statement `stmt` (not of a
         statement nested in it)."""
-        parents = self._parents.get(id(stmt.node))
-        if parents is None:
-            parents = self._parents[id(stmt.node)] = {}
+        found = self._own_nodes(stmt).get(id(node))
+        return found[1] if found is not None else None
+
+    def expressions(self, stmt: Stmt) -> list:
+        """Every node of statement `stmt`'s own expressions (not of the statements nested in it)."""
+        return [node for node, _ in self._own_nodes(stmt).values()]
+
+    def _own_nodes(self, stmt: Stmt) -> dict:
+        """id(node) -> (node, the node holding it), for the nodes of `stmt`'s own expressions."""
+        own = self._parents.get(id(stmt.node))
+        if own is None:
+            own = self._parents[id(stmt.node)] = {}
             todo = [stmt.node]
             while todo:
                 here = todo.pop()
                 for child in ast.iter_child_nodes(here):
                     if not isinstance(child, ast.stmt):
-                        parents[id(child)] = here
+                        own[id(child)] = (child, here)
                         todo.append(child)
-        return parents.get(id(node))
+        return own
 
     def source(self, node: ast.AST) -> str:
         """The text of `node` as written (without the parentheses around it)."""

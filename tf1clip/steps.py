@@ -113,14 +113,14 @@ def _flat_fetches(fetches):
 class RunEffect:
     """What one fetch set executes: optimizer updates, model writes, every op (by name)."""
 
-    __slots__ = ("updates", "writes", "counts", "ops")
+    __slots__ = ("updates", "writes", "all_writes", "ops")
 
-    def __init__(self, updates, writes, counts, ops):
+    def __init__(self, updates, writes, all_writes, ops):
         self.updates = updates  # owners of the registered update ops it runs, in registration order
         self.writes = writes  # variable ops it writes (model state: float, global, not init/restore),
         # in creation order
-        self.counts = counts  # every model variable it writes, integer and boolean ones too (not
-        # the global step), in creation order
+        self.all_writes = all_writes  # every model variable it writes, integer and boolean ones
+        # too (not the global step), in creation order
         self.ops = ops  # frozenset of the names of every op it runs
 
     def step_variables(self) -> list:
@@ -128,7 +128,7 @@ class RunEffect:
         it writes, or, when it writes none, its integer and boolean ones (`my_var.assign(2 *
         my_var)` in a script of integer variables). Beside floats an integer is a counter (an
         optimizer's iteration count), not what the step computes."""
-        return self.writes or self.counts
+        return self.writes or self.all_writes
 
 
 class GraphSteps:
@@ -179,11 +179,12 @@ class GraphSteps:
             if not any(updates[name] is o for o in owners):
                 owners.append(updates[name])
         written = self._model_writes(graph, writes)
-        floats = [v for v in written if _floating(v)]
-        return RunEffect(owners, floats, written, frozenset(seen))
+        floats = [v for v, dtype in written if dtype.is_floating]
+        return RunEffect(owners, floats, [v for v, _ in written], frozenset(seen))
 
     @staticmethod
     def _model_writes(graph, writes):
+        """[(variable op, dtype)] of the model variables `writes` write, in creation order."""
         if not writes:
             return []
         import tensorflow as tf
@@ -206,10 +207,11 @@ class GraphSteps:
             variable = written_variable(op)
             if variable is None or variable.name in local or variable.name in names:
                 continue
-            if _dtype(variable) is not None:
-                out.append(variable)
+            dtype = _dtype(variable)
+            if dtype is not None:
+                out.append((variable, dtype))
                 names.add(variable.name)
-        return sorted(out, key=lambda v: rank.get(v.name, len(rank)))  # creation order
+        return sorted(out, key=lambda pair: rank.get(pair[0].name, len(rank)))  # creation order
 
 
 def _dtype(variable):
@@ -221,10 +223,6 @@ def _dtype(variable):
     except Exception:  # noqa: BLE001
         return None
     return dtype if dtype.is_floating or dtype.is_integer or dtype.is_bool else None
-
-
-def _floating(variable) -> bool:
-    return _dtype(variable).is_floating
 
 
 def step_keys(steps: GraphSteps, graph, fetches):
