@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import arguments, emit
 from codemods.tf2._base import NameTransformer
-from codemods.tf2.helpers import function_locals, mentions_tf, names_of
-from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
+from codemods.tf2.helpers import Rename, bound_names, function_locals, mentions_tf, names_of
+from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, Session, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite, Evaluator
@@ -71,6 +71,7 @@ class Classes:
         self.walked: dict = {}        # (class, method) -> FunctionDef read
         self.inlined_methods: dict = {}  # (class, method) -> calls on `self` read inline
         self.frames: list = []
+        self.dropped: dict = {}       # (class, method) -> its parameters gone in TF 2 (the session, graph things)
 
     @property
     def frame(self) -> Optional[Frame]:
@@ -147,8 +148,12 @@ class Classes:
         graph_attrs = any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
                           and n.attr.value in instance.attrs and instance.attrs[n.attr.value].graph
                           for n in _walk(fn.body))
-        if info.session:
+        if info.session or any(isinstance(site.ev.value_of(a.value), Session) for a in site.node.args):
             self.walk(instance, fn, site, region=True)
+            new = arguments.drop_args(fn, site.node, self.dropped.get((instance.cls.node.name.value, name), set()),
+                                      skip=1)
+            site.ev.uses -= names_of(site.node) - names_of(new)  # what it was given is read in its body
+            return HOST, new
         elif info.creates_state or info.uses_tf or graph_attrs:
             returned = self.walk(instance, fn, site, region=False)
             if returned is not None and returned.graph:
@@ -168,12 +173,25 @@ class Classes:
         for n in function_locals(fn):
             env.pop(n, None)
         env[self_name] = instance
+        given = arguments.Given()
+        if region:  # it runs the session: given the session, graph things and host state (`arguments`)
+            given = arguments.bind(fn, site, function_locals(fn) - {self_name}, bound_names(fn.body), skip=1)
+            caller = self.frame
+            if self_name in given.roots and not (caller is not None and caller.instance is instance
+                                                 and caller.self_name == self_name):
+                site.refuse(f"method `{cname}.{mname}` is given `{self_name}.…` of another object than its own "
+                            f"`{self_name}`: not converted")
+            env.update(given.objects)
+            env.update({r: av for r, av in given.roots.items() if av is not None and r != self_name})
+            tr.sessions |= given.sessions
         params = [p.name.value for p in ps.params[1:]]
         for k, a in enumerate(site.node.args):
             p = params[k] if a.keyword is None and k < len(params) else (a.keyword.value if a.keyword else None)
             av = site.ev.value_of(a.value)
             if p is None or a.star:
                 site.refuse(f"the arguments of `{mname}(...)` are not converted")
+            if p in given.keys:
+                continue
             if av.graph or isinstance(av, (StateRef, Op, Input)):
                 site.refuse(f"method `{cname}.{mname}` is given a graph value or state as `{p}`: not converted")
             env[p] = av
@@ -182,13 +200,18 @@ class Classes:
         self.frames.append(Frame(instance, self_name, dict(env), function_locals(fn)))
         body: list = []
         try:
-            tr.block(list(fn.body.body), body, region=region)
+            tr.block([s.visit(Rename(given.substitute, tr)) for s in fn.body.body], body, region=region)
             returned = tr.env.get("__return__")
         finally:
             tr.env, tr.region_locals = saved
             self.frames.pop()
         new = fn.with_changes(body=fn.body.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])]))
+        new = arguments.drop_params(new, given.dropped)
         key = (cname, mname)
+        if key in self.dropped and self.dropped[key] != given.dropped:
+            site.refuse(f"method `{cname}.{mname}` is given the session or graph things at one call and not at "
+                        "another: one TF 2 definition cannot do both")
+        self.dropped[key] = given.dropped
         if key in self.walked and emit.code(self.walked[key]) != emit.code(new):
             site.refuse(f"method `{cname}.{mname}` reads differently at two calls (e.g. instances sharing variables "
                         "through reuse): one TF 2 definition cannot do both")
@@ -288,6 +311,7 @@ class Classes:
         frame = self.frame
         if frame is None:
             return body, None
+        self._build_time_attributes(body, frame)
         from codemods.tf2.helpers import names_of
         read = names_of(cst.Module(body=body))
         graph = {n for c in self.tr.comps for n in c.defs} | set(self.tr.placeholders)
@@ -308,6 +332,16 @@ class Classes:
                 self.tr.pending.append(emit.assign(ref, cst.Name(n)))
             mapping[n] = frame.promoted[n]
         return [replace_names(s, mapping) for s in body], frame
+
+    def _build_time_attributes(self, body: list, frame: Frame) -> None:
+        """TF 1.x read a plain attribute (`training=self.training`) once, when it built the graph; a step
+        reads it when it is traced. The same only while nothing assigns the attribute again."""
+        for n in _walk(cst.Module(body=body)):
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == frame.self_name \
+                    and frame.instance.attrs.get(n.attr.value) is HOST \
+                    and _assigned_twice(self.tr.module, n.attr.value):
+                self.tr.refuse(f"`{self.tr.code(n)}` is read by graph code and assigned again elsewhere: TF 1.x read it "
+                               "once, when the graph was built; a TF 2 step would read it when traced: not converted")
 
     def rebase(self, state, expr: cst.BaseExpression) -> cst.BaseExpression:
         """`expr` (an expression reaching `state`, written inside its owner's method as `self....`)
@@ -355,6 +389,32 @@ class Classes:
 def _attribute_count(module: cst.Module, attr: str) -> int:
     """How many times `module` reads `<something>.<attr>` (a method's calls, and any other use)."""
     return sum(1 for n in _walk(module) if isinstance(n, cst.Attribute) and n.attr.value == attr)
+
+
+def _assigned_twice(module: cst.Module, attr: str) -> bool:
+    """Two statements of `module` that can both run assign `<something>.<attr>` (`=`, `+=`, or as one of
+    several targets); the two branches of one `if` (a value chosen in `__init__`) cannot."""
+    found: list = []  # for each assignment: {id(if): branch} of the `if`s around it
+
+    def visit(node, branches: dict):
+        if isinstance(node, cst.If):
+            visit(node.test, branches)
+            visit(node.body, {**branches, id(node): "body"})
+            if node.orelse is not None:
+                visit(node.orelse, {**branches, id(node): "else"})
+            return
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        if any(isinstance(e, cst.Attribute) and e.attr.value == attr for t in targets for e in _walk(t)):
+            found.append(branches)
+        for child in node.children:
+            visit(child, branches)
+
+    visit(module, {})
+    return any(not any(k in b and a[k] != b[k] for k in a) for i, a in enumerate(found) for b in found[i + 1:])
 
 
 def _reads_graph_attr(node, frame: Frame) -> bool:

@@ -105,7 +105,7 @@ def from_structure(site: "CallSite"):
     types, _ = site.arg(0, "output_types")
     if not (isinstance(types, cst.Attribute) and types.attr.value == "output_types"):
         site.refuse("Iterator.from_structure of types not read from a dataset (`ds.output_types`) is not converted")
-    return _iterator(site, types.value, False)
+    return _iterator(site, _kept(site.tr, types.value), False)
 
 
 def get_next(site: "CallSite"):
@@ -127,9 +127,16 @@ def iterator_initializer(site_or_tr, state: State, ds_node) -> Op:
     return Op(GraphOp("iterator_init", info={"iterator": state, "dataset": ds_node}))
 
 
+def _kept(tr, ds_node):
+    """The dataset expression as code elsewhere reads it: a local of a method is kept on the instance
+    (`self.train_data = train_data`), since the initializer or the step spec may run in another method."""
+    body, _ = tr.classes.promote([cst.SimpleStatementLine([cst.Expr(ds_node)])])
+    return body[0].body[0].value
+
+
 def make_initializer(site: "CallSite"):
     ds, _ = site.arg(0, "dataset")
-    return iterator_initializer(site.tr, site.receiver.state, ds), site.node
+    return iterator_initializer(site.tr, site.receiver.state, _kept(site.tr, ds)), site.node
 
 
 def initializer_statement(op: GraphOp) -> cst.SimpleStatementLine:

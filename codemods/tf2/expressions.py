@@ -104,6 +104,7 @@ class Evaluator(cst.CSTTransformer):
         self._runs: set = set()         # session runs inside this expression
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
+        self._static: dict = {}         # name -> its reads for a static dimension only
         self.grads: list = []           # losses this expression differentiates
         self.gradient_calls = 0
         self.train = None               # a train op built by this expression (training.TrainInfo)
@@ -275,6 +276,16 @@ class Evaluator(cst.CSTTransformer):
         self.tr.refuse(f"`{what}(...)` is given graph values while the graph is built: TF 2 has no symbolic "
                        "tensors outside a step function")
 
+    def _static_read(self, original: cst.CSTNode) -> None:
+        """The names under `original` are read for their static shape only: a name read nowhere else in
+        the expression is no graph use of it."""
+        if self.top is None:
+            return
+        for name, count in _name_counts(original).items():
+            self._static[name] = self._static.get(name, 0) + count
+            if self._static[name] == _name_counts(self.top).get(name, 0):
+                self.uses.discard(name)
+
     # -- everything else: a graph value if any part is one ------------------------------------------
     def _any_graph(self, node: cst.CSTNode) -> bool:
         return any(self.value_of(c).graph for c in node.children)
@@ -283,6 +294,11 @@ class Evaluator(cst.CSTTransformer):
         base = self.value_of(updated.value)
         index = updated.slice[0].slice if len(updated.slice) == 1 else None
         key = index.value if isinstance(index, cst.Index) else None
+        if isinstance(base, Other) and base.kind == "shape" and shp.literal(key) is not None:
+            static = shp.static_dim(base.info["of"], shp.literal(key))
+            if static is not None:  # `x.shape[1]`: TF 1.x's Dimension, known while the graph is built
+                self._static_read(original)
+                return self._set(static, HOST)
         if isinstance(base, Seq) and shp.literal(key) is not None and -len(base.items) <= shp.literal(key) < len(base.items):
             return self._set(updated, base.items[shp.literal(key)])
         if isinstance(base, Mapping) and isinstance(key, cst.SimpleString):
@@ -355,3 +371,20 @@ def _names(target) -> list:
 
 
 _shape = shp.of
+
+
+def _name_counts(node: cst.CSTNode) -> dict:
+    """How many times each name of the scope is read under `node` (attribute members are not names)."""
+    out: dict = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out[n.value] = out.get(n.value, 0) + 1
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)
+        elif isinstance(n, cst.Arg):
+            stack.append(n.value)
+        else:
+            stack.extend(n.children)
+    return out

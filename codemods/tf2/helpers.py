@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2._base import NameTransformer
-from codemods.tf2 import emit
+from codemods.tf2 import arguments, emit
 from codemods.tf2.emit import code
 from codemods.tf2.model import HOST, Class, Func, Input, Op, Other, Session, StateRef, Tensor
 
@@ -150,6 +150,9 @@ def runs_session(tr: "Translator", node) -> bool:
                 return True
             if attr == "run" and isinstance(n.func.value, cst.Call) and tr.names.is_tf(n.func.value.func):
                 return True
+        if isinstance(n, cst.Call) and any(isinstance(a.value, cst.Name) and isinstance(tr.env.get(a.value.value),
+                                                                                        Session) for a in n.args):
+            return True  # the session given to a function of the script, which runs it
         if isinstance(n, cst.Call) and tr.names.qualified(n.func) in ("tensorflow.Session",
                                                                        "tensorflow.InteractiveSession"):
             return True
@@ -170,7 +173,7 @@ class Info:
     uses_tf: bool = False
 
 
-class _Rename(NameTransformer):
+class Rename(NameTransformer):
     """Parameters → the call's arguments, locals → fresh names; statements keep their input line."""
 
     def __init__(self, values: dict, tr: "Translator"):
@@ -196,7 +199,8 @@ class Functions:
         self.inlined_calls: dict = {}  # name -> number of calls read as inlined
         self.pure: set = set()        # helpers called inside the steps
         self.walked: dict = {}        # name -> the def with its body read as a region
-        self.walked_with: dict = {}   # name -> {parameter: kind} of the objects its first call gave
+        self.walked_with: dict = {}   # name -> what its first call gave (arguments.Given.keys)
+        self.dropped: dict = {}       # name -> its parameters gone in TF 2 (the session, graph things)
         self._walking: set = set()
 
     # -- analysis -------------------------------------------------------------------------------
@@ -270,9 +274,11 @@ class Functions:
         fn = func.node
         name = fn.name.value
         info = self.analyze(fn)
-        if info.session:
+        if info.session or any(isinstance(site.ev.value_of(a.value), Session) for a in site.node.args):
             self.walk_program(fn, site)
-            return HOST, site.node
+            new = arguments.drop_args(fn, site.node, self.dropped.get(name, set()))
+            site.ev.uses -= names_of(site.node) - names_of(new)  # what it was given is read in its body
+            return HOST, new
         if info.creates_state or info.reads_graph_globals:
             self.tr.refuse(f"helper `{name}` creates state (or reads graph values of the module) and is called "
                            "inside an expression: it is converted when called as a statement (`x = "
@@ -287,30 +293,42 @@ class Functions:
     def walk_program(self, fn: cst.FunctionDef, site: Optional["CallSite"] = None) -> None:
         """A function that runs the session: its body read as a region, where it is first called.
 
-        A parameter given an object the model knows by kind (a dataset, ...) is that object in
-        the body; the function is read once, so a later call must give objects of the same kinds."""
+        Its parameters stand for what that call gave (`arguments`): the session, graph things and
+        host state; the function is read once, so a later call must give the same things."""
         name = fn.name.value
-        given = _objects_given(fn, site) if site is not None else {}
+        given = arguments.bind(fn, site, function_locals(fn), bound_names(fn.body)) if site is not None else arguments.Given()
         if name in self.walked or name in self._walking:
-            if name in self.walked_with and {p: av.kind for p, av in given.items()} != self.walked_with[name]:
+            if not arguments.same_as_before(self.walked_with.get(name), given):
                 self.tr.refuse(f"`{name}(...)` runs the session and is called again with other kinds of objects "
-                               "than at its first call, where it was read")
+                               "(or other graph things) than at its first call, where it was read: one TF 2 "
+                               "definition cannot do both")
             return
         self._walking.add(name)
-        self.walked_with[name] = {p: av.kind for p, av in given.items()}
+        self.walked_with[name] = given.keys
+        self.dropped[name] = given.dropped
         saved, saved_locals = self.tr.env, self.tr.region_locals
         env = dict(saved)
         for p in function_locals(fn):
             env.pop(p, None)
-        env.update(given)
+        env.update(given.objects)
+        env.update({r: av for r, av in given.roots.items() if av is not None})
+        self.tr.sessions |= given.sessions
         self.tr.env, self.tr.region_locals = env, function_locals(fn)
+        stmts = [s.visit(Rename(given.substitute, self.tr)) for s in fn.body.body]
         body: list = []
         try:
-            self.tr.block(list(fn.body.body), body, region=True)
+            self.tr.block(stmts, body, region=True)
         finally:
             self.tr.env, self.tr.region_locals = saved, saved_locals
             self._walking.discard(name)
-        self.walked[name] = fn.with_changes(body=fn.body.with_changes(body=body))
+        new = arguments.drop_params(fn.with_changes(body=fn.body.with_changes(body=body)), given.dropped)
+        callers = saved_locals | {s.name for s in self.tr.states if s.info.get("local_to") is saved_locals}
+        unseen = arguments.free_names(new) & callers if saved_locals else set()
+        if unseen:
+            self.tr.refuse(f"`{name}(...)` is given what the function calling it made, and its TF 2 body reads "
+                           f"`{sorted(unseen)[0]}` there, a local of that function it cannot see in Python: not "
+                           "converted (build the graph at module level or on an object)", self.tr.line_of(fn))
+        self.walked[name] = new
 
     # -- inlining ----------------------------------------------------------------------------------
     def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
@@ -359,26 +377,6 @@ class Functions:
         if self.tr.pending:
             self.tr.refuse(f"helper `{fn.name.value}` creates state where it is not read as a call")
         return fn.with_changes(body=body)
-
-
-def _objects_given(fn: cst.FunctionDef, site: "CallSite") -> dict:
-    """{parameter: abstract value} of the call's arguments that are objects the model knows by kind
-    (`Other`: a dataset, a config, an initializer), matched by position and keyword. Other
-    arguments (graph values, state, plain Python) leave the parameter unknown, as before."""
-    if any(a.star for a in site.node.args):
-        return {}
-    positional = [*fn.params.posonly_params, *fn.params.params]
-    by_name = {p.name.value: p for p in [*positional, *fn.params.kwonly_params]}
-    given = {}
-    for i, a in enumerate(site.node.args):
-        if a.keyword is None:
-            param = positional[i].name.value if i < len(positional) else None
-        else:
-            param = a.keyword.value if a.keyword.value in by_name else None
-        av = site.ev.value_of(a.value)
-        if param is not None and isinstance(av, Other):
-            given[param] = av
-    return given
 
 
 def add_preamble(body: list, preamble: list, imports: set, names) -> list:

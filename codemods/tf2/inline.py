@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2.emit import code
-from codemods.tf2.helpers import _Rename, function_locals, names_of
+from codemods.tf2.helpers import Rename, function_locals, names_of
 
 if TYPE_CHECKING:
     from codemods.tf2.interpret import Translator
@@ -144,7 +144,7 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
     if stmts and isinstance(stmts[0], cst.SimpleStatementLine) and isinstance(stmts[0].body[0], cst.Expr) and \
             isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
         stmts = stmts[1:]  # the docstring
-    renamer = _Rename(values, tr)
+    renamer = Rename(values, tr)
     body = []
     for s in stmts:
         renamed = s.visit(renamer)

@@ -98,6 +98,8 @@ class Program:
                 state.info["vars"] = [(n, classes.replace_names(e, mapping)) for n, e in state.info["vars"]]
             self.classes.frame.instance.attrs[ref.attr.value] = StateRef(state)
             state.info["owner"] = (self.classes.frame.instance, self.classes.frame.self_name)
+        if state.ref is None and self.region_locals:
+            state.info["local_to"] = self.region_locals  # made in a function read as a region: its local
         self.states.append(state)
         self.pending.extend(statements)
         self.namer.claim(state.name)

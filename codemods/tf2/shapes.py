@@ -247,3 +247,13 @@ def of(av: AV) -> Shape:
     if isinstance(av, StateRef) and av.state.kind == "variable":
         return av.state.shape
     return None
+
+
+def static_dim(av: AV, index: int) -> Optional[cst.Integer]:
+    """Dimension `index` of a graph value's static shape, when it is a known number (TF 1.x's
+    `x.shape[index]`, a `Dimension` that computes like that int); else None."""
+    dims = of(av)
+    if dims is None or not -len(dims) <= index < len(dims):
+        return None
+    dim = dims[index]
+    return dim if isinstance(dim, cst.Integer) else None
