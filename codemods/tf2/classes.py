@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import arguments, emit
+from codemods.tf2 import arguments, build_time, emit
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.helpers import Rename, bound_names, function_locals, mentions_tf, names_of
 from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, Session, StateRef, Tensor
@@ -230,6 +230,7 @@ class Classes:
         tr.assign(st.with_changes(body=[new_small]), new_small, produced)
         av = tr.env.get(local, HOST)
         instance.attrs[attr] = av
+        build_time.assigned(instance, attr, small.value if av is HOST else None)
         if av.graph and not isinstance(av, StateRef) or isinstance(av, Op):
             instance.locals[attr] = local
             out.extend(produced)
@@ -311,7 +312,7 @@ class Classes:
         frame = self.frame
         if frame is None:
             return body, None
-        self._build_time_attributes(body, frame)
+        body = build_time.attributes(self.tr, body, frame.instance, frame.self_name)
         from codemods.tf2.helpers import names_of
         read = names_of(cst.Module(body=body))
         graph = {n for c in self.tr.comps for n in c.defs} | set(self.tr.placeholders)
@@ -332,16 +333,6 @@ class Classes:
                 self.tr.pending.append(emit.assign(ref, cst.Name(n)))
             mapping[n] = frame.promoted[n]
         return [replace_names(s, mapping) for s in body], frame
-
-    def _build_time_attributes(self, body: list, frame: Frame) -> None:
-        """TF 1.x read a plain attribute (`training=self.training`) once, when it built the graph; a step
-        reads it when it is traced. The same only while nothing assigns the attribute again."""
-        for n in _walk(cst.Module(body=body)):
-            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == frame.self_name \
-                    and frame.instance.attrs.get(n.attr.value) is HOST \
-                    and _assigned_twice(self.tr.module, n.attr.value):
-                self.tr.refuse(f"`{self.tr.code(n)}` is read by graph code and assigned again elsewhere: TF 1.x read it "
-                               "once, when the graph was built; a TF 2 step would read it when traced: not converted")
 
     def rebase(self, state, expr: cst.BaseExpression) -> cst.BaseExpression:
         """`expr` (an expression reaching `state`, written inside its owner's method as `self....`)
@@ -389,32 +380,6 @@ class Classes:
 def _attribute_count(module: cst.Module, attr: str) -> int:
     """How many times `module` reads `<something>.<attr>` (a method's calls, and any other use)."""
     return sum(1 for n in _walk(module) if isinstance(n, cst.Attribute) and n.attr.value == attr)
-
-
-def _assigned_twice(module: cst.Module, attr: str) -> bool:
-    """Two statements of `module` that can both run assign `<something>.<attr>` (`=`, `+=`, or as one of
-    several targets); the two branches of one `if` (a value chosen in `__init__`) cannot."""
-    found: list = []  # for each assignment: {id(if): branch} of the `if`s around it
-
-    def visit(node, branches: dict):
-        if isinstance(node, cst.If):
-            visit(node.test, branches)
-            visit(node.body, {**branches, id(node): "body"})
-            if node.orelse is not None:
-                visit(node.orelse, {**branches, id(node): "else"})
-            return
-        targets = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        if any(isinstance(e, cst.Attribute) and e.attr.value == attr for t in targets for e in _walk(t)):
-            found.append(branches)
-        for child in node.children:
-            visit(child, branches)
-
-    visit(module, {})
-    return any(not any(k in b and a[k] != b[k] for k in a) for i, a in enumerate(found) for b in found[i + 1:])
 
 
 def _reads_graph_attr(node, frame: Frame) -> bool:

@@ -185,6 +185,7 @@ class Instance(AV):
     cls: Class
     attrs: dict = field(default_factory=dict)    # attribute -> abstract value
     locals: dict = field(default_factory=dict)   # attribute holding a graph value -> its name in the steps
+    literals: dict = field(default_factory=dict) # plain attribute -> the literal it holds as the program is read
 
 
 @dataclass(eq=False)

@@ -63,7 +63,7 @@ def summary(site: "CallSite"):
     tag = tr.scopes.unique_name(_join(tr.scopes.top.name_path, name.evaluated_value))
     holder = tr.namer.fresh(name.evaluated_value.replace(" ", "_") + "_summary")
     from codemods.tf2.helpers import names_of
-    tr.add_comp([emit.assign(holder, value)], {holder}, names_of(value) & tr.graph_names())
+    tr.add_comp([emit.assign(holder, value)], {holder}, names_of(value) & (tr.graph_names() | site.ev.uses))
     entry = (tag, kind, holder, max_outputs)
     tr.summaries.append(entry)
     tr.note(f"tf.summary.{kind}(\"{tag}\") → its value computed in the steps that fetch it, written with "

@@ -218,7 +218,7 @@ def loss_name(site: "CallSite", node, av) -> cst.Name:
         site.refuse("the differentiated loss is not a graph value")
     name = tr.namer.fresh("loss")
     from codemods.tf2.helpers import names_of
-    tr.add_comp([emit.assign(name, node)], {name}, names_of(node) & tr.graph_names())
+    tr.add_comp([emit.assign(name, node)], {name}, names_of(node) & (tr.graph_names() | site.ev.uses))
     tr.env[name] = Tensor([])
     return cst.Name(name)
 
