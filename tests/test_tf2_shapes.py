@@ -1,10 +1,14 @@
 """The TF2 tier's static shapes (codemods/tf2/shapes.py) against TensorFlow's own: the shape a
 TF 1.x graph gave `tf.reshape(x, target)`, for inputs of known, partly known and unknown shape.
 The translator builds Keras layers from these, where TF 1.x created the variables."""
+from pathlib import Path
+
 import pytest
 import tensorflow as tf
 
 from codemods.tf2 import shapes
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _dims(values):
@@ -24,3 +28,15 @@ def test_reshape_gives_tensorflows_static_shape(given, target):
         expected = tf.reshape(x, target).shape.as_list()
     got = shapes.reshape(_dims(given), _dims(target))
     assert [shapes.literal(d) if d is not None else None for d in got] == expected
+
+
+def test_static_widths_read_through_helpers_are_the_numbers_tf1_computed():
+    # fixtures/tf2/constructs/scoped_helpers_static_widths.py (parity: tests/test_tf2_parity.py):
+    # 8x8 input, SAME conv of 4 filters, 2x2 VALID pool → 4x4x4 = 64 features, as TF 1.x's Dimensions
+    from codemods.tf2 import convert
+    text = (ROOT / "fixtures" / "tf2" / "constructs" / "scoped_helpers_static_widths.py").read_text()
+    result = convert(text, "scoped.py")
+    assert result.text is not None, result.notes
+    out = result.text.split('"""', 2)[2]  # the code, after the docstring
+    assert "in_channels = 1\n" in out and "feature_dim = 4 * 4 * 4\n" in out and "in_dim = 64\n" in out
+    assert "def maxpool" not in out and "tf.variable_scope" not in out  # read at its call, scope and all

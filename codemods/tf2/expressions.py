@@ -295,7 +295,7 @@ class Evaluator(cst.CSTTransformer):
         index = updated.slice[0].slice if len(updated.slice) == 1 else None
         key = index.value if isinstance(index, cst.Index) else None
         if isinstance(base, Other) and base.kind == "shape" and shp.literal(key) is not None:
-            static = shp.static_dim(base.info["of"], shp.literal(key))
+            static = shp.static_dim(base.info["of"], shp.literal(key), self.tr.folded)
             if static is not None:  # `x.shape[1]`: TF 1.x's Dimension, known while the graph is built
                 self._static_read(original)
                 return self._set(static, HOST)

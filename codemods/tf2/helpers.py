@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # Calls and methods that create graph state or ops with effects (a helper containing one is inlined).
 STATE_METHODS = frozenset({"minimize", "apply_gradients", "compute_gradients", "make_one_shot_iterator",
                            "make_initializable_iterator", "get_next", "make_initializer", "reuse_variables"})
+# Scopes whose name must be a literal where they are read (a helper opening one named by a parameter is inlined).
+SCOPES = frozenset({"tensorflow.variable_scope", "tensorflow.name_scope"})
 
 
 def _walk(node):
@@ -171,6 +173,7 @@ class Info:
     session: bool = False
     reads_graph_globals: set = field(default_factory=set)
     uses_tf: bool = False
+    scoped: bool = False   # opens a variable or name scope named by a parameter: read at each call
 
 
 class Rename(NameTransformer):
@@ -218,6 +221,8 @@ class Functions:
                         info.creates_state = True
                     if q in ("tensorflow.Session", "tensorflow.InteractiveSession"):
                         info.session = True
+                    if q in SCOPES and n.args and not isinstance(n.args[0].value, cst.SimpleString):
+                        info.scoped = True  # a scope named by a parameter: its name is known at each call
                 elif isinstance(n.func, cst.Attribute) and n.func.attr.value in STATE_METHODS:
                     info.creates_state = True
                 elif isinstance(n.func, cst.Name) and n.func.value not in seen:
@@ -225,6 +230,7 @@ class Functions:
                     if isinstance(inner, Func) and n.func.value not in local:
                         sub = self.analyze(inner.node, seen)
                         info.creates_state |= sub.creates_state
+                        info.scoped |= sub.scoped
                         info.session |= sub.session
                         info.uses_tf |= sub.uses_tf
                         info.reads_graph_globals |= sub.reads_graph_globals
@@ -266,7 +272,7 @@ class Functions:
         info = self.analyze(func.node)
         if info.session:
             return None
-        if info.creates_state or info.reads_graph_globals:
+        if info.creates_state or info.reads_graph_globals or info.scoped:
             return func.node
         return None
 

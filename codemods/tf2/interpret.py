@@ -21,6 +21,7 @@ import libcst as cst
 
 from codemods.tf2 import builds, classes, helpers, session, steps
 from codemods.tf2 import emit
+from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import inline_call
@@ -262,6 +263,10 @@ class Translator(Program):
             return
         out.append(st.with_changes(body=[small]))
         self.bind(target, av)
+        if isinstance(target, cst.Name) and av is HOST and len(self.bindings_of(target.value)) == 1:
+            number = shp.fold(small.value)  # bound once in the file: it holds that number wherever it is read
+            if number is not None:
+                self.folded[target.value] = number
 
     def aug_assign(self, st, small: cst.AugAssign, out: list) -> None:
         ev = Evaluator(self, self.env)

@@ -52,6 +52,7 @@ class Program:
         self.carry: list = []            # blank lines of removed statements, for the next one kept
         self._assigned = None            # name -> values it is assigned in the file (bindings_of)
         self.region_locals: set = set()  # names local to the function being read as a region
+        self.folded: dict = {}           # host name bound once in the file -> the number it holds (static dims)
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen
         self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
         self.feeds: set = set()          # names bound to feed dicts (read where they are fed)

@@ -249,11 +249,36 @@ def of(av: AV) -> Shape:
     return None
 
 
-def static_dim(av: AV, index: int) -> Optional[cst.Integer]:
+def static_dim(av: AV, index: int, folded: dict) -> Optional[cst.Integer]:
     """Dimension `index` of a graph value's static shape, when it is a known number (TF 1.x's
-    `x.shape[index]`, a `Dimension` that computes like that int); else None."""
+    `x.shape[index]`, a `Dimension` that computes like that int); else None. `folded`: the numbers
+    names bound once hold (a dimension written as such a name)."""
     dims = of(av)
     if dims is None or not -len(dims) <= index < len(dims):
         return None
     dim = dims[index]
+    if isinstance(dim, cst.Name) and dim.value in folded:
+        return integer(folded[dim.value])
     return dim if isinstance(dim, cst.Integer) else None
+
+
+def fold(node: cst.BaseExpression) -> Optional[int]:
+    """The int an expression of integer literals (+, -, *, //, parentheses) computes; else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = fold(node.expression)
+        return None if inner is None else -inner
+    if isinstance(node, cst.BinaryOperation):
+        a, b = fold(node.left), fold(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.operator, cst.Add):
+            return a + b
+        if isinstance(node.operator, cst.Subtract):
+            return a - b
+        if isinstance(node.operator, cst.Multiply):
+            return a * b
+        if isinstance(node.operator, cst.FloorDivide) and b != 0:
+            return a // b
+    return None

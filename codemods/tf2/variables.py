@@ -46,6 +46,16 @@ INITIALIZERS = {
     "tensorflow.initializers.zeros": ("tensorflow.zeros_initializer", ()),
     "tensorflow.initializers.constant": ("tensorflow.constant_initializer", ("value",)),
 }
+# TF 1.x's defaults where TF 2's class defaults differ (TF 2: stddev 0.05, uniform in [-0.05, 0.05]; both
+# have mean 0):
+# written out when the script left them out, so the variables start from TF 1.x's distribution.
+TF1_DEFAULTS = {
+    "tensorflow.random_normal_initializer": (("stddev", "1.0"),),
+    "tensorflow.initializers.random_normal": (("stddev", "1.0"),),
+    "tensorflow.random_uniform_initializer": (("minval", "0.0"), ("maxval", "1.0")),
+    "tensorflow.truncated_normal_initializer": (("stddev", "1.0"),),
+    "tensorflow.initializers.truncated_normal": (("stddev", "1.0"),),
+}
 FLOAT32 = ("tf.float32", "tensorflow.float32", "'float32'", '"float32"', "'float'", '"float"')
 
 
@@ -302,6 +312,13 @@ def initializer(site: "CallSite"):
         moved = a.keyword is None and params[:len(kept) + 1][-1:] != [kw] or (a.keyword is None and
                                                                                 "uniform" in params)
         kept.append(emit.keyword(kw, a.value) if moved else a)
+    given = {params[i] if a.keyword is None and i < len(params) else (a.keyword.value if a.keyword else None)
+             for i, a in enumerate(site.node.args)}
+    missing = [(p, v) for p, v in TF1_DEFAULTS.get(site.qname, ()) if p not in given]
+    if missing:
+        kept = kept + [emit.keyword(p, cst.Float(v)) for p, v in missing]
+        site.tr.note(f"{site.qname.replace('tensorflow.', 'tf.')}: TF 1.x's defaults written out "
+                     f"({', '.join(f'{p}={v}' for p, v in missing)}): TF 2's class defaults differ")
     node = emit.with_args(site.node.with_changes(func=site.tr.tf(tf2)), kept)
     return Other("initializer"), node
 
