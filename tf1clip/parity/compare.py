@@ -7,6 +7,8 @@ import os
 
 import numpy as np
 
+from tf1clip.parity import start_values
+
 # Defaults, justified in the README ("Parity tolerances"): float32 carries ~7 significant
 # digits; graph and eager execution sum in different orders, so single-step values differ
 # in the last 1-2 digits (relative 1e-7..1e-6) and the difference grows slowly with steps.
@@ -108,6 +110,7 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
         if bad:
             result["problems"].append(f"optimizer {opt['index']}: final weights differ: {', '.join(bad)}")
     _compare_state(result, old, new, rtol, atol)
+    start_values.compare(result, new)
     if initial:
         _compare_initial(result, old, new, rtol, atol)
     result["passed"] = not result["problems"] and not result["errors"]

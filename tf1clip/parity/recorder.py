@@ -25,6 +25,7 @@ import threading
 
 import numpy as np
 
+from tf1clip.parity import start_values
 from tf1clip.parity.distribute import replica_id, sum_parts
 from tf1clip.steps import GraphSteps
 
@@ -85,6 +86,7 @@ class Recorder:
         self.replicas_seen = 0  # largest strategy created in the run (NEW under --replicas)
         self._old_init = None
         self._assigned = {}  # id(new var) -> old key
+        self.start_distribution = []  # NEW: its own start values' statistics, before OLD's are loaded
         self._lock = threading.Lock()  # MirroredStrategy runs replicas in threads
         if init_file:
             with np.load(init_file, allow_pickle=False) as data:
@@ -204,6 +206,9 @@ class Recorder:
                 self._assigned[id(var)] = key
                 if self.transfer:
                     with tf.init_scope():
+                        self.start_distribution.append({"key": key, "name": var_name(var),
+                                                        "old": start_values.stats(value),
+                                                        "new": start_values.stats(var.numpy())})
                         var.assign(tf.cast(value, var.dtype))
                 break
         return var
@@ -345,6 +350,7 @@ class Recorder:
             "state": [{"key": key, "name": var_name(v), "shape": list(var_shape(v))}
                       for key, v in self.state_variables()],
             "state_observed": self.started,
+            "start_distribution": self.start_distribution,
         }
         if self.side == "new" and self._old_init is not None:
             for entry, u in zip(record["optimizers"], self.ordered()):
