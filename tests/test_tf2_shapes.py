@@ -40,3 +40,16 @@ def test_static_widths_read_through_helpers_are_the_numbers_tf1_computed():
     out = result.text.split('"""', 2)[2]  # the code, after the docstring
     assert "in_channels = 1\n" in out and "feature_dim = 4 * 4 * 4\n" in out and "in_dim = 64\n" in out
     assert "def maxpool" not in out and "tf.variable_scope" not in out  # read at its call, scope and all
+
+
+def test_a_name_some_function_takes_as_a_parameter_is_not_read_as_a_number():
+    # `feature_dim` is bound once at module level, but `widen(t, feature_dim)` takes it as a parameter:
+    # a reshape by `feature_dim` there has whatever width each call gives, so the name is not read as
+    # 64 anywhere, and the dense width after the reshape is not known: refused, not guessed
+    from codemods.tf2 import convert
+    text = (ROOT / "fixtures" / "tf2" / "constructs" / "scoped_helpers_static_widths.py").read_text()
+    text = text.replace("x = tf.placeholder(", "def widen(t, feature_dim):\n    return tf.reshape(t, [-1, feature_dim])"
+                                               "\n\n\nx = tf.placeholder(", 1)
+    result = convert(text, "scoped.py")
+    assert result.text is None
+    assert any("in_dim" in n.message for n in result.notes if n.kind == "human"), result.notes

@@ -263,7 +263,8 @@ class Translator(Program):
             return
         out.append(st.with_changes(body=[small]))
         self.bind(target, av)
-        if isinstance(target, cst.Name) and av is HOST and len(self.bindings_of(target.value)) == 1:
+        if isinstance(target, cst.Name) and av is HOST and len(self.bindings_of(target.value)) == 1 and \
+                target.value not in self.parameter_names():
             number = shp.fold(small.value)  # bound once in the file: it holds that number wherever it is read
             if number is not None:
                 self.folded[target.value] = number

@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.tf2 import classes, helpers, steps
-from codemods.tf2._base import Note, Refuse
+from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.model import Comp, Func, Input, Placeholder, State, StateRef
 from codemods.tf2.names import ImportTable, tf_expr
@@ -51,6 +51,7 @@ class Program:
         self.runs_seen = False           # a step has been called (an initializer after it re-initializes)
         self.carry: list = []            # blank lines of removed statements, for the next one kept
         self._assigned = None            # name -> values it is assigned in the file (bindings_of)
+        self._parameters = None          # names functions of the file take as parameters
         self.region_locals: set = set()  # names local to the function being read as a region
         self.folded: dict = {}           # host name bound once in the file -> the number it holds (static dims)
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen
@@ -127,6 +128,12 @@ class Program:
                     if isinstance(target, cst.Name):
                         self._assigned.setdefault(target.value, []).append(value)
         return self._assigned.get(name, [])
+
+    def parameter_names(self) -> set:
+        """Every name a function or lambda of the file takes as a parameter (bound at each call)."""
+        if self._parameters is None:
+            self._parameters = {n.name.value for n in walk(self.module) if isinstance(n, cst.Param)}
+        return self._parameters
 
     def host_literal(self, name: str):
         """The literal a module-level name is bound to once, and never rebound (else None)."""
