@@ -148,6 +148,20 @@ def drop_args(fn: cst.FunctionDef, call: cst.Call, dropped: set, skip: int = 0) 
     return call.with_changes(args=kept)
 
 
+def given_session(site: "CallSite") -> bool:
+    """The call hands the Session on (`run_epoch(sess, ...)`): the function runs it."""
+    return any(isinstance(site.ev.value_of(a.value), Session) for a in site.node.args)
+
+
+def call_without(site: "CallSite", fn: cst.FunctionDef, dropped: set, skip: int = 0) -> cst.Call:
+    """The call as TF 2 makes it: the dropped parameters' arguments gone. What they gave is read in the
+    function's body, so it is no graph use at the call."""
+    from codemods.tf2.helpers import names_of
+    new = drop_args(fn, site.node, dropped, skip)
+    site.ev.uses -= names_of(site.node) - names_of(new)
+    return new
+
+
 def free_names(fn: cst.FunctionDef) -> set:
     """Names `fn` reads that neither it nor a function inside it binds (libcst's scope analysis)."""
     wrapper = MetadataWrapper(cst.Module(body=[fn]))
@@ -157,4 +171,5 @@ def free_names(fn: cst.FunctionDef) -> set:
     return out
 
 
-__all__ = ["Given", "bind", "drop_args", "drop_params", "same_as_before", "free_names"]
+__all__ = ["Given", "bind", "call_without", "drop_args", "drop_params", "free_names", "given_session",
+           "same_as_before"]

@@ -29,7 +29,7 @@ import libcst as cst
 from codemods.tf2 import arguments, build_time, emit
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.helpers import Rename, bound_names, function_locals, mentions_tf, names_of
-from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, Session, StateRef, Tensor
+from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite, Evaluator
@@ -148,12 +148,10 @@ class Classes:
         graph_attrs = any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
                           and n.attr.value in instance.attrs and instance.attrs[n.attr.value].graph
                           for n in _walk(fn.body))
-        if info.session or any(isinstance(site.ev.value_of(a.value), Session) for a in site.node.args):
+        if info.session or arguments.given_session(site):
             self.walk(instance, fn, site, region=True)
-            new = arguments.drop_args(fn, site.node, self.dropped.get((instance.cls.node.name.value, name), set()),
-                                      skip=1)
-            site.ev.uses -= names_of(site.node) - names_of(new)  # what it was given is read in its body
-            return HOST, new
+            dropped = self.dropped.get((instance.cls.node.name.value, name), set())
+            return HOST, arguments.call_without(site, fn, dropped, skip=1)
         elif info.creates_state or info.uses_tf or graph_attrs:
             returned = self.walk(instance, fn, site, region=False)
             if returned is not None and returned.graph:

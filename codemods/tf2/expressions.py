@@ -18,6 +18,7 @@ import libcst as cst
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import constructs, flags, rnn, session
 from codemods.tf2.model import AV, HOST, Class, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor, TFSymbol
+from codemods.tf2.helpers import name_counts
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
@@ -105,6 +106,7 @@ class Evaluator(cst.CSTTransformer):
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
         self._static: dict = {}         # name -> its reads for a static dimension only
+        self._top_counts = None         # name -> its reads in the whole expression (when a static read needs it)
         self.grads: list = []           # losses this expression differentiates
         self.gradient_calls = 0
         self.train = None               # a train op built by this expression (training.TrainInfo)
@@ -113,7 +115,7 @@ class Evaluator(cst.CSTTransformer):
     # -- results ------------------------------------------------------------------------------
     def evaluate(self, node: cst.BaseExpression) -> tuple:
         """(abstract value, TF 2 node) of `node`."""
-        self.top = node
+        self.top, self._top_counts = node, None
         new = node.visit(self)
         return self.value_of(new), new
 
@@ -281,9 +283,11 @@ class Evaluator(cst.CSTTransformer):
         the expression is no graph use of it."""
         if self.top is None:
             return
-        for name, count in _name_counts(original).items():
+        if self._top_counts is None:
+            self._top_counts = name_counts(self.top)
+        for name, count in name_counts(original).items():
             self._static[name] = self._static.get(name, 0) + count
-            if self._static[name] == _name_counts(self.top).get(name, 0):
+            if self._static[name] == self._top_counts.get(name, 0):
                 self.uses.discard(name)
 
     # -- everything else: a graph value if any part is one ------------------------------------------
@@ -372,19 +376,3 @@ def _names(target) -> list:
 
 _shape = shp.of
 
-
-def _name_counts(node: cst.CSTNode) -> dict:
-    """How many times each name of the scope is read under `node` (attribute members are not names)."""
-    out: dict = {}
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out[n.value] = out.get(n.value, 0) + 1
-        elif isinstance(n, cst.Attribute):
-            stack.append(n.value)
-        elif isinstance(n, cst.Arg):
-            stack.append(n.value)
-        else:
-            stack.extend(n.children)
-    return out

@@ -43,12 +43,17 @@ def _walk(node):
 
 def names_of(node) -> set:
     """Every name of the scope used under `node` (attribute members and keywords are not names)."""
-    out = set()
+    return set(name_counts(node))
+
+
+def name_counts(node) -> dict:
+    """How many times each name of the scope is used under `node`."""
+    out: dict = {}
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Name):
-            out.add(n.value)
+            out[n.value] = out.get(n.value, 0) + 1
         elif isinstance(n, cst.Attribute):
             stack.append(n.value)  # its member is not a name
         elif isinstance(n, cst.Arg):
@@ -280,11 +285,9 @@ class Functions:
         fn = func.node
         name = fn.name.value
         info = self.analyze(fn)
-        if info.session or any(isinstance(site.ev.value_of(a.value), Session) for a in site.node.args):
+        if info.session or arguments.given_session(site):
             self.walk_program(fn, site)
-            new = arguments.drop_args(fn, site.node, self.dropped.get(name, set()))
-            site.ev.uses -= names_of(site.node) - names_of(new)  # what it was given is read in its body
-            return HOST, new
+            return HOST, arguments.call_without(site, fn, self.dropped.get(name, set()))
         if info.creates_state or info.reads_graph_globals:
             self.tr.refuse(f"helper `{name}` creates state (or reads graph values of the module) and is called "
                            "inside an expression: it is converted when called as a statement (`x = "
