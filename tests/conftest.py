@@ -51,3 +51,15 @@ def tail(text, n=25):
 @pytest.fixture
 def tf1clip_cli():
     return run_tf1clip
+
+
+def refusal(result) -> tuple:
+    """(line, message) of the first place a TF2-tier conversion left for a human (it converted nothing)."""
+    humans = [n for n in result.notes if n.kind == "human"]
+    assert result.text is None and humans, result.notes
+    return humans[0].line, humans[0].message
+
+
+def line_of(text: str, fragment: str) -> int:
+    """The 1-based line of `text` holding `fragment`."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)

@@ -69,6 +69,19 @@ def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
+def _record_both(old: Path, new: Path, tmp_path: Path) -> list:
+    """What OLD (TF 1.x) and NEW print under parity's recorder, NEW from OLD's start values."""
+    init = tmp_path / "old" / "initial.npz"
+    recorded = []
+    for side, script, options, env in (("old", old, [], {"TF_USE_LEGACY_KERAS": "1"}),
+                                       ("new", new, [f"--init={init}"], None)):
+        proc = run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
+                          "--", script, cwd=tmp_path, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        recorded.append(proc.stdout)
+    return recorded
+
+
 def _printed(stdout: str) -> list:
     return [float(v) for v in re.findall(r"=(-?[0-9.]+(?:e[-+]?[0-9]+)?)", stdout)]
 
@@ -78,14 +91,7 @@ def test_slot_read_prints_what_tf1_printed(row, tmp_path):
     old = ROOT / "fixtures" / row.proof
     new = GOLDEN / old.name
     assert new.is_file(), f"{old.name} is not converted"
-    init = tmp_path / "old" / "initial.npz"
-    recorded = []
-    for side, script, options, env in (("old", old, [], {"TF_USE_LEGACY_KERAS": "1"}),
-                                       ("new", new, [f"--init={init}"], None)):
-        proc = run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
-                          "--", script, cwd=tmp_path, timeout=300, env=env)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        recorded.append(proc.stdout)
+    recorded = _record_both(old, new, tmp_path)
     old_numbers, new_numbers = map(_printed, recorded)
     assert len(old_numbers) == len(new_numbers) > 10
     np.testing.assert_allclose(new_numbers, old_numbers, rtol=1e-4, atol=1e-5)
@@ -95,15 +101,7 @@ def test_build_time_print_prints_what_tf1_printed(tmp_path):
     """R10 printed the gradients' types once, when TF1 built the graph; the converted script prints
     them when `build_time_print` is traced, once, before the loop: the same line, at the same place."""
     old, new = LEGACY / "r10_slim_create_train_op.py", GOLDEN / "r10_slim_create_train_op.py"
-    init = tmp_path / "old" / "initial.npz"
-    recorded = []
-    for side, script, options, env in (("old", old, [], {"TF_USE_LEGACY_KERAS": "1"}),
-                                       ("new", new, [f"--init={init}"], None)):
-        proc = run_python("-m", "tf1clip.parity.record", f"--side={side}", f"--out={tmp_path / side}", *options,
-                          "--", script, cwd=tmp_path, timeout=300, env=env)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        recorded.append(proc.stdout.splitlines())
-    old_lines, new_lines = recorded
+    old_lines, new_lines = (out.splitlines() for out in _record_both(old, new, tmp_path))
     assert old_lines[0] == new_lines[0] == "sparse=1,0,0,0,0"
     assert len(old_lines) == len(new_lines)
     np.testing.assert_allclose(_printed("\n".join(new_lines)), _printed("\n".join(old_lines)), rtol=1e-4, atol=1e-5)
@@ -137,3 +135,23 @@ def test_resuming_from_a_tf1_checkpoint_restores_adams_state(tmp_path):
     assert [s for s, _ in printed["new"]] == ["4", "5", "6"]
     proc = run_tf1clip("parity", old, tmp_path / "new.py", "--no-dropout", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_state_fed_back_at_run_time_prints_what_tf1_printed(tmp_path):
+    """A feed dict that gets the rnn's state only at run time (`feed.update`, `feed[in_state] = ...`):
+    one step per fed set, picked by the dict's keys. Parity compares the training updates; the
+    generation changes no variable, so the characters and state sums it prints, recorded from the
+    same start values, are compared with TF 1.x's here."""
+    old = CONSTRUCTS / "state_fed_back_at_run_time.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    assert "(compute_sample_and_out_state_2 if 'in_state_3' in feed else compute_sample_and_out_state)(**feed)" \
+        in result.text
+    new = tmp_path / old.name
+    new.write_text(result.text)
+    recorded = _record_both(old, new, tmp_path)
+    old_numbers, new_numbers = map(_printed, recorded)
+    states = re.findall(r"state=([0-9.]+)", recorded[0])
+    assert len(states) == 12 and len(set(states[:4])) == 4  # the state fed back changes every character
+    assert len(old_numbers) == len(new_numbers) == 30
+    np.testing.assert_allclose(new_numbers, old_numbers, rtol=1e-4, atol=1e-5)

@@ -171,5 +171,29 @@ def free_names(fn: cst.FunctionDef) -> set:
     return out
 
 
+def share(fn: cst.FunctionDef, wanted: set, module_names: set) -> tuple:
+    """(`fn` with a `global` statement, the names it declares): the names of `wanted` (read by the
+    functions `fn` calls, in their TF 2 bodies) that `fn` binds: the state and graph things it made and
+    handed on. (None, those names) when one cannot be shared: `fn` takes it as a parameter or binds it
+    more than once, or the module has a name of that spelling (`module_names`)."""
+    wrapper = MetadataWrapper(cst.Module(body=[fn]), unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    inner = next((scopes[s] for s in fn.body.body if s in scopes), None)
+    if inner is None:
+        return fn, set()
+    shared = {n for n in wanted if inner.assignments[n]}
+    if not shared:
+        return fn, set()
+    for n in shared:
+        if n in module_names or len(inner.assignments[n]) != 1 or any(
+                isinstance(a.node, cst.Param) for a in inner.assignments[n]):
+            return None, shared
+    body = list(fn.body.body)
+    first = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+        and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)) else 0
+    declared = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in sorted(shared)])])
+    return fn.with_changes(body=fn.body.with_changes(body=[*body[:first], declared, *body[first:]])), shared
+
+
 __all__ = ["Given", "bind", "call_without", "drop_args", "drop_params", "free_names", "given_session",
-           "same_as_before"]
+           "same_as_before", "share"]

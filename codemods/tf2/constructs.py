@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, rnn, session, summaries,
-                          training, variables)
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, placeholders, rnn, session,
+                          summaries, training, variables)
 from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
                                 TFSymbol)
 from codemods.tf2.names import short
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite, Evaluator
 
 CALLS = {
+    **placeholders.CALLS,
     **variables.CALLS,
     **layers.CALLS,
     **rnn.CALLS,
@@ -41,7 +42,7 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
-CREATORS = (variables.CREATORS | layers.CREATORS | rnn.CREATORS | training.CREATORS | contrib_training.CREATORS
+CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | rnn.CREATORS | training.CREATORS | contrib_training.CREATORS
             | summaries.CREATORS | checkpoints.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,

@@ -97,12 +97,14 @@ class Namer:
         self.taken = set(taken)
         self.preferred: dict = {}  # fresh name -> the name asked for
 
-    def fresh(self, preferred: str) -> str:
+    def fresh(self, preferred: str, avoid: Iterable[str] = ()) -> str:
+        """A name no one has taken, nor one of `avoid` (the locals of the function it goes into)."""
         preferred = preferred.replace("/", "_").replace("-", "_").replace(".", "_") or "value"
         if preferred[0].isdigit():
             preferred = "_" + preferred
+        avoid = set(avoid)
         name, i = preferred, 2
-        while name in self.taken:
+        while name in self.taken or name in avoid:
             name = f"{preferred}_{i}"
             i += 1
         self.taken.add(name)

@@ -210,6 +210,8 @@ class Functions:
         self.walked_with: dict = {}   # name -> what its first call gave (arguments.Given.keys)
         self.dropped: dict = {}       # name -> its parameters gone in TF 2 (the session, graph things)
         self._walking: set = set()
+        self._stack: list = []        # the functions being read as regions, the innermost last
+        self.shared: dict = {}        # caller -> names it makes that a function it calls reads (`global`)
 
     # -- analysis -------------------------------------------------------------------------------
     def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> Info:
@@ -313,6 +315,7 @@ class Functions:
                                "definition cannot do both")
             return
         self._walking.add(name)
+        self._stack.append([])  # the functions read as regions while this one is: (name, def, free names)
         self.walked_with[name] = given.keys
         self.dropped[name] = given.dropped
         saved, saved_locals = self.tr.env, self.tr.region_locals
@@ -330,14 +333,31 @@ class Functions:
         finally:
             self.tr.env, self.tr.region_locals = saved, saved_locals
             self._walking.discard(name)
+            callees = self._stack.pop()
         new = arguments.drop_params(fn.with_changes(body=fn.body.with_changes(body=body)), given.dropped)
-        callers = saved_locals | {s.name for s in self.tr.states if s.info.get("local_to") is saved_locals}
-        unseen = arguments.free_names(new) & callers if saved_locals else set()
-        if unseen:
-            self.tr.refuse(f"`{name}(...)` is given what the function calling it made, and its TF 2 body reads "
-                           f"`{sorted(unseen)[0]}` there, a local of that function it cannot see in Python: not "
-                           "converted (build the graph at module level or on an object)", self.tr.line_of(fn))
+        free = arguments.free_names(new)
+        for frame in self._stack:
+            frame.append((name, fn, free))
+        if saved_locals and not self._stack:  # called from a method: its locals are out of reach
+            made = saved_locals | {s.name for s in self.tr.states if s.info.get("local_to") is saved_locals}
+            if free & made:
+                self._unseen(name, free & made, fn)
+        wanted = {n for _, _, names in callees for n in names}
+        if wanted:
+            declared, shared = arguments.share(new, wanted, taken_names(self.tr.module) - function_locals(fn))
+            if declared is None:
+                callee, callee_fn, _ = next(c for c in callees if c[2] & shared)
+                self._unseen(callee, shared, callee_fn)
+            if shared:
+                new = declared
+                self.tr.note(f"`{name}` makes {', '.join(sorted(shared))}, which the functions it calls read: "
+                             "declared global there")
         self.walked[name] = new
+
+    def _unseen(self, name: str, unseen: set, fn: cst.FunctionDef):
+        self.tr.refuse(f"`{name}(...)` is given what the function calling it made, and its TF 2 body reads "
+                       f"`{sorted(unseen)[0]}` there, a local of that function it cannot see in Python: not "
+                       "converted (build the graph at module level or on an object)", self.tr.line_of(fn))
 
     # -- inlining ----------------------------------------------------------------------------------
     def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:

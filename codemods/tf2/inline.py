@@ -128,13 +128,13 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
         if _simple(arg) and p not in rebound:
             values[p] = arg
         else:
-            fresh = tr.namer.fresh(p)
+            fresh = tr.namer.fresh(p, tr.region_locals)
             values[p] = cst.Name(fresh)
             bind = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(cst.Name(fresh))], value=arg)])
             tr.origins[id(bind)] = tr.line
             prologue.append(bind)
     for n in sorted(local - set(params) - {"_"}):
-        values[n] = cst.Name(tr.namer.fresh(n))
+        values[n] = cst.Name(tr.namer.fresh(n, tr.region_locals))  # never a name of the caller's
     free = names_of(fn.body) - local
     shadowed = free & tr.region_locals
     if shadowed:

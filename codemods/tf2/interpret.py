@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import builds, classes, helpers, session, steps
+from codemods.tf2 import builds, classes, helpers, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
@@ -40,6 +40,7 @@ class Translator(Program):
         out = self.functions.finish(out)
         out = helpers.add_preamble(out, self.preamble, self.imports, self.names)
         new = self.module.with_changes(body=out)
+        runtime_feeds.check(self, new)
         used = helpers.names_of(new)
         left = used & self.feeds
         if left:
@@ -52,10 +53,14 @@ class Translator(Program):
 
     def block(self, stmts: list, out: list, region: bool) -> None:
         saved, self.carry = self.carry, []
+        waiting = []
+        if region:  # steps made by the enclosing region's statement go there, not into this one
+            waiting, self.new_steps = self.new_steps, []
         try:
             self._block(stmts, out, region)
         finally:
             self.carry = saved
+            self.new_steps = waiting + self.new_steps
 
     def _block(self, stmts: list, out: list, region: bool) -> None:
         for st in stmts:
@@ -162,7 +167,26 @@ class Translator(Program):
             out.append(st.with_changes(body=[small.with_changes(value=value)]))
             return
         target = small.targets[0].target
+        pairs = _parallel_names(target, small.value)
+        if pairs is not None and helpers.names_of(small.value) & self.graph_names():
+            # `a, b = x, y` of graph values is `a = x` then `b = y`: each its own value statement, so a step
+            # fetching `a` does not compute `y`
+            for k, (t, v) in enumerate(pairs):
+                part = cst.SimpleStatementLine(
+                    body=[cst.Assign(targets=[cst.AssignTarget(t)], value=v)],
+                    leading_lines=st.leading_lines if k == 0 else ())
+                self.origins[id(part)] = self.line
+                self.simple(part, out)
+            return
+        extended = runtime_feeds.extension(self, st, small)
+        if extended is not None:
+            out.extend(extended)
+            return
         if isinstance(target, cst.Name) and isinstance(small.value, cst.Dict):
+            kept = runtime_feeds.bind(self, st, target, small.value)
+            if kept is not None:
+                out.extend(kept)
+                return
             items = session.feed_dict_binding(self, small.value)
             if items is not None:
                 self.env[target.value] = Other("feed", {"items": items, "uses": 0})
@@ -287,6 +311,10 @@ class Translator(Program):
         self.bind(small.target, HOST)
 
     def expression_statement(self, st, small: cst.Expr, out: list) -> None:
+        extended = runtime_feeds.extension(self, st, small)
+        if extended is not None:
+            out.extend(extended)
+            return
         if session.is_run(self, small.value):
             out.extend(session.expression_run(self, st, small))
             return
@@ -395,7 +423,7 @@ class Translator(Program):
             out.append(st)
             self.env[st.name.value] = HOST
             return
-        if not helpers.runs_session(self, st) and helpers.reads_graph(self, st):
+        if not helpers.runs_session(self, st) and helpers.reads_graph(self, st) and not runtime_feeds.extends(self, st):
             ev = Evaluator(self, self.env)
             new = st.visit(ev)
             if self.pending:
@@ -467,6 +495,26 @@ def _root_name(target) -> Optional[str]:
     while isinstance(target, (cst.Attribute, cst.Subscript)):
         target = target.value
     return target.value if isinstance(target, cst.Name) else None
+
+
+def _parallel_names(target, value) -> Optional[list]:
+    """[(name, value)] of `a, b = x, y.z` when splitting it changes nothing: plain names on the left,
+    names or attributes (no calls) on the right, and no name of the left read on the right."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return None
+    if len(target.elements) != len(value.elements) or len(target.elements) < 2:
+        return None
+    lefts = [e.value for e in target.elements]
+    rights = [e.value for e in value.elements]
+    if any(isinstance(e, cst.StarredElement) for e in [*target.elements, *value.elements]):
+        return None
+    if not all(isinstance(t, cst.Name) for t in lefts) or len({t.value for t in lefts}) != len(lefts):
+        return None
+    if not all(isinstance(v, (cst.Name, cst.Attribute)) and _root_name(v) is not None for v in rights):
+        return None
+    if {t.value for t in lefts} & {_root_name(v) for v in rights}:
+        return None
+    return list(zip(lefts, rights))
 
 
 def target_names(target) -> list:

@@ -58,6 +58,7 @@ class Placeholder:
     source: Optional[cst.BaseExpression] = None   # an iterator's element: the iterator it is pulled from
     spec: Optional[cst.BaseExpression] = None     # its TensorSpec (structure), when not shape and dtype
     tf1_name: Optional[str] = None                # TF 1.x's tensor name ("X:0")
+    computed: bool = False                        # its default is a graph value: a Comp binds it when not fed
 
 
 @dataclass(eq=False)
@@ -109,6 +110,7 @@ class Comp:
     gradient_calls: int = 0
     deps: list = field(default_factory=list)  # names of ops that must run before it (control_dependencies)
     owner: Optional[tuple] = None   # (instance, its `self` name) when made inside a method
+    default_of: Optional[str] = None  # computes a placeholder_with_default's default: left out where it is fed
 
 
 @dataclass(eq=False)

@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import classes, helpers, steps
+from codemods.tf2 import classes, helpers, runtime_feeds, steps
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.model import Comp, Func, Input, Placeholder, State, StateRef
@@ -57,6 +57,8 @@ class Program:
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen
         self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
         self.feeds: set = set()          # names bound to feed dicts (read where they are fed)
+        self.runtime_feed_names = runtime_feeds.extended_names(module)  # dicts that may be feeds extended later
+        self.runtime_feeds: list = []    # those bound to feed dicts (runtime_feeds)
         self.sessions: set = set()       # names bound to the Session (gone in TF 2)
         self.losses: list = []           # the LOSSES collection: names of the tf.losses results
         self.summaries: list = []        # the SUMMARIES collection: (tag, kind, value name, max_outputs)

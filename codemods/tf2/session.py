@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, runtime_feeds
 from codemods.tf2.model import HOST, Input, Mapping, Op, Other, Seq, Session, StateRef, Tensor
 from codemods.tf2.steps import Leaf
 
@@ -191,7 +191,8 @@ def translate(tr: "Translator", fetch_node, feed_node, targets=None) -> tuple:
     when the result is unpacked (its `_` for update ops are dropped)."""
     structure = _structure(tr, fetch_node)
     leaves = _leaves(structure)
-    feeds = feeds_of(tr, feed_node)
+    runtime = runtime_feeds.feeds(tr, feed_node)
+    feeds = feeds_of(tr, feed_node) if runtime is None else []
     _record_bindings(tr, structure, targets)
     if all(l.kind == "init" for l in leaves):
         if tr.runs_seen or tr.loop_depth:
@@ -206,7 +207,10 @@ def translate(tr: "Translator", fetch_node, feed_node, targets=None) -> tuple:
     if any(l.kind == "train" for l in leaves) and any(l.kind == "var" for l in leaves):
         tr.refuse("sess.run of an update op and a variable together: TF 1.x does not order the read and the update")
     step_leaves = [Leaf("train" if l.kind == "train" else "value", l.node, l.name) for l in leaves]
-    step, call = tr.steps.step_for(step_leaves, feeds)
+    if runtime is None:
+        step, call = tr.steps.step_for(step_leaves, feeds)
+    else:
+        step, call = runtime_feeds.step_call(tr, step_leaves, runtime, feed_node)
     tr.runs_seen = True
     kind, parts = structure
     if kind == "leaf":

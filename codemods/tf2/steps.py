@@ -140,11 +140,14 @@ class Steps:
                 self.tr.pending.extend(c.body)
 
     # -- slicing ------------------------------------------------------------------------------------
-    def slice(self, need: set, upto: Optional[int] = None) -> list:
+    def slice(self, need: set, upto: Optional[int] = None, fed: frozenset = frozenset()) -> list:
+        """The value statements `need` depends on, in source order; a fed placeholder's default is not one."""
         comps = self.tr.comps[:upto]
         chosen = []
         need = set(need)
         for c in reversed(comps):
+            if c.default_of in fed:
+                continue
             hit = need & c.defs
             if hit:
                 chosen.append(c)
@@ -219,7 +222,7 @@ class Steps:
         need = set()
         for leaf in leaves:
             need |= {leaf.name} if leaf.kind == "train" else names_of(leaf.node)
-        comps = self.slice(need)
+        comps = self.slice(need, fed=frozenset(fed))
         used = set()
         for c in comps:
             used |= names_of(cst.Module(body=c.body))
@@ -234,6 +237,8 @@ class Steps:
                 if ph.source is not None:
                     pulled.append(p)  # an iterator's element: pulled at the call, once per run
                     continue
+                if ph.computed:
+                    continue  # its default is computed in the step (a value statement of the slice)
                 if ph.default is None:
                     tr.refuse(f"placeholder `{p}` is needed here but not fed (TF 1.x raised InvalidArgumentError)")
                 prologue.append(emit.assign(p, ph.default))

@@ -1,6 +1,5 @@
-"""Placeholders, variables, scopes, collections and initializers (TF 1.x) → TF 2.
+"""Variables, scopes, collections and initializers (TF 1.x) → TF 2.
 
-* `tf.placeholder(dtype, shape)` → an argument of the step functions, `tf.TensorSpec(shape, dtype)`;
 * `tf.Variable(init)` → `tf.Variable(init)`, created where TF 1.x created it, its TF 1.x name
   kept (`name=` under the scopes); `tf.get_variable(name, shape, initializer=...)` →
   `tf.Variable(initializer(shape, dtype=...), name=...)`, or the same object again where the
@@ -20,9 +19,8 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Input, Op, GraphOp, Other, Placeholder, Scope, Seq, State, StateRef, Tensor
+from codemods.tf2.model import HOST, Input, Op, GraphOp, Other, Scope, Seq, State, StateRef
 from codemods.tf2.scopes import Frame
-from codemods.tf2.scopes import join as scope_join
 
 if TYPE_CHECKING:
     from codemods.tf2.expressions import CallSite
@@ -65,41 +63,6 @@ def _literal_str(node) -> Optional[str]:
 
 def _is_false(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
-
-
-# -- placeholders ----------------------------------------------------------------------------------
-def placeholder(site: "CallSite"):
-    site.only({"dtype", "shape", "name"}, 3)
-    dtype, _ = site.arg(0, "dtype")
-    shape, _ = site.arg(1, "shape")
-    return _input(site, dtype, shape, None)
-
-
-def placeholder_with_default(site: "CallSite"):
-    site.only({"input", "shape", "name"}, 3)
-    default, av = site.arg(0, "input")
-    shape, _ = site.arg(1, "shape")
-    if av.graph:
-        site.refuse("placeholder_with_default of a graph value is not converted")
-    dtype = site.tr.tf("tensorflow.float32") if isinstance(default, cst.Float) else None
-    if dtype is None:
-        site.refuse("placeholder_with_default: its dtype is not known from a float literal default")
-    return _input(site, dtype, shape, default)
-
-
-def _input(site, dtype, shape, default):
-    tr = site.tr
-    if dtype is None:
-        site.refuse("tf.placeholder without a dtype")
-    if site.target is None or site.original is not site.ev.top:
-        site.refuse("a placeholder not bound to a name is not converted")
-    name_node, _ = site.arg(None, "name") if default is None else site.arg(2, "name")
-    op_name = tr.scopes.unique_name(scope_join(tr.scopes.top.name_path, _literal_str(name_node) or (
-        "Placeholder" if default is None else "PlaceholderWithDefault")))
-    ph = Placeholder(site.target, dtype, shape, shp.from_literal(shape) if shape is not None else None,
-                     tr.line, len(tr.placeholders), default, tf1_name=op_name + ":0")
-    tr.note(f"placeholder `{site.target}` → an argument of the step functions (tf.TensorSpec)")
-    return tr.placeholder(ph), site.node
 
 
 # -- variables -------------------------------------------------------------------------------------
@@ -386,8 +349,6 @@ def reuse_variables(site: "CallSite"):
 
 
 CALLS = {
-    "tensorflow.placeholder": placeholder,
-    "tensorflow.placeholder_with_default": placeholder_with_default,
     "tensorflow.Variable": variable,
     "tensorflow.get_variable": get_variable,
     "tensorflow.train.get_or_create_global_step": global_step,
@@ -403,7 +364,7 @@ CALLS = {
     "tensorflow.device": transparent,
     **{q: initializer for q in INITIALIZERS},
 }
-CREATORS = {"tensorflow.placeholder", "tensorflow.placeholder_with_default", "tensorflow.Variable",
+CREATORS = {"tensorflow.Variable",
             "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
             "tensorflow.train.create_global_step", "tensorflow.contrib.framework.get_or_create_global_step"}
 METHODS = {("scope", "reuse_variables"): reuse_variables}
