@@ -155,3 +155,17 @@ def test_state_fed_back_at_run_time_prints_what_tf1_printed(tmp_path):
     assert len(states) == 12 and len(set(states[:4])) == 4  # the state fed back changes every character
     assert len(old_numbers) == len(new_numbers) == 30
     np.testing.assert_allclose(new_numbers, old_numbers, rtol=1e-4, atol=1e-5)
+
+
+def test_variables_under_several_context_managers_keep_tf1_names(tmp_path):
+    """`with tf.device(...), tf.name_scope("embedding"):` reads as nested blocks: a `tf.Variable(name="W")`
+    inside is TF 1.x's `embedding/W`, a `get_variable` under `variable_scope("out")` is `out/W`. The
+    names both print, and the losses, are TF 1.x's."""
+    old = CONSTRUCTS / "several_context_managers.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    new = tmp_path / old.name
+    new.write_text(result.text)
+    old_out, new_out = _record_both(old, new, tmp_path)
+    assert old_out.splitlines()[0] == new_out.splitlines()[0] == "['embedding/W:0', 'out/W:0', 'out/b:0']"
+    np.testing.assert_allclose(_printed(new_out), _printed(old_out), rtol=1e-5, atol=1e-6)

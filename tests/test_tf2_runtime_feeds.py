@@ -118,3 +118,4 @@ main()
     line, message = refusal(convert(text, "twice.py"))
     assert line == line_of(text, "def train(")
     assert "a local of that function it cannot see in Python" in message
+

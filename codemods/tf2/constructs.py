@@ -33,6 +33,7 @@ CALLS = {
     **flags.CALLS,
     **checkpoints.CALLS,
     "tensorflow.clip_by_average_norm": ops.clip_by_average_norm,
+    "tensorflow.cond": ops.cond,
     "tensorflow.Session": lambda site: (Session(), site.node),
     "tensorflow.InteractiveSession": lambda site: (Session(), site.node),
     "tensorflow.ConfigProto": lambda site: (Other("config", {"drop": True, "what": "the session config"}), site.node),

@@ -64,6 +64,12 @@ def with_args(call_node: cst.Call, args: Iterable[cst.Arg]) -> cst.Call:
     return call_node.with_changes(args=args)
 
 
+def string_like(original: cst.BaseExpression, text: str) -> cst.SimpleString:
+    """A string literal of `text`, in the quotes of `original` (a string literal of the script)."""
+    quote = original.quote if isinstance(original, cst.SimpleString) and original.quote in ('"', "'") else '"'
+    return cst.SimpleString(quote + text.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote)
+
+
 def blank_lines(count: int = 2) -> list:
     """Blank lines before a definition, with no indentation (also inside a method's body)."""
     return [cst.EmptyLine(indent=False) for _ in range(count)]

@@ -382,9 +382,15 @@ class Translator(Program):
     # -- compound statements --------------------------------------------------------------------------
     def with_statement(self, st: cst.With, out: list, region: bool) -> None:
         if len(st.items) != 1:
-            if helpers.mentions_tf(self, st):
-                self.refuse("a `with` of several context managers around graph code is not converted")
-            self.compound(st, out)
+            if not helpers.mentions_tf(self, st):
+                self.compound(st, out)
+                return
+            # `with a, b:` is `with a:` then `with b:` inside it (Python enters them in order)
+            inner = st.with_changes(items=st.items[1:], leading_lines=[])
+            outer = st.with_changes(items=[st.items[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+                                    body=cst.IndentedBlock(body=[inner]))
+            self.origins[id(inner)] = self.origins[id(outer)] = self.line
+            self.with_statement(outer, out, region)
             return
         item = st.items[0]
         ev = Evaluator(self, self.env)

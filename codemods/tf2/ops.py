@@ -13,7 +13,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Other, StateRef, Tensor, one_tensor
+from codemods.tf2.model import HOST, Other, Seq, StateRef, Tensor, one_tensor
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -37,7 +37,7 @@ UNMAPPED = ("tensorflow.contrib.", "tensorflow.nn.rnn_cell.", "tensorflow.layers
             "tensorflow.global_variables", "tensorflow.local_variables", "tensorflow.variables_initializer",
             "tensorflow.local_variables_initializer", "tensorflow.tables_initializer", "tensorflow.assign",
             "tensorflow.group", "tensorflow.control_dependencies", "tensorflow.py_func", "tensorflow.Print",
-            "tensorflow.cond", "tensorflow.while_loop", "tensorflow.scatter_", "tensorflow.image.",
+            "tensorflow.while_loop", "tensorflow.scatter_", "tensorflow.image.",
             "tensorflow.io.", "tensorflow.decode_", "tensorflow.parse_", "tensorflow.FIFOQueue",
             "tensorflow.examples.")
 SPARSE_READS = ("tensorflow.nn.embedding_lookup", "tensorflow.gather")
@@ -165,6 +165,40 @@ def clip_by_average_norm(site: "CallSite"):
     return Tensor(shp.of(av)), emit.expr(
         "{t} * {c} * {tf}.minimum({tf}.math.rsqrt({tf}.reduce_sum({t} * {t})) * {tf}.cast({tf}.size({t}), {t}.dtype), "
         "1.0 / {c})", t=t, c=c, tf=site.tr.alias)
+
+
+def cond(site: "CallSite"):
+    """`tf.cond(pred, lambda: a, lambda: b)` → TF 2's `tf.cond`, the same op, computed in the steps.
+    Each branch must be a lambda without parameters giving one tensor and creating no state: TF 1.x's
+    `strict=False` unpacked a branch's one-element list, which TF 2 keeps, so only a single tensor
+    reads the same; state made inside a branch would be made at each trace."""
+    site.only({"pred", "true_fn", "false_fn", "strict", "name", "fn1", "fn2"}, 5)
+    pred, _ = site.arg(0, "pred")
+    branches = []
+    for index, keyword, old in ((1, "true_fn", "fn1"), (2, "false_fn", "fn2")):
+        node, _ = site.arg(index, keyword)
+        node = node if node is not None else site.arg(None, old)[0]
+        if not (isinstance(node, cst.Lambda) and not node.params.params and not node.params.posonly_params
+                and not isinstance(node.params.star_arg, cst.Param) and not node.params.kwonly_params
+                and node.params.star_kwarg is None):
+            site.refuse("`tf.cond` whose branches are not lambdas without parameters is not converted")
+        av = site.ev.value_of(node.body)
+        single = isinstance(av, StateRef) and av.state.single or av.graph and (
+            not isinstance(av, Tensor) or av.single) and not isinstance(av, Seq)
+        if not single:
+            site.refuse("`tf.cond` whose branch gives something other than one tensor is not converted (TF 1.x "
+                        "unpacked a one-element list, TF 2 does not)")
+        branches.append(node)
+    if pred is None or site.tr.pending:
+        site.refuse("`tf.cond` whose branch creates state is not converted (a step would create it at each trace)")
+    strict, _ = site.arg(3, "strict")
+    if strict is not None and not (isinstance(strict, cst.Name) and strict.value in ("True", "False")):
+        site.refuse("`tf.cond(strict=<expression>)` is not converted")
+    name, _ = site.arg(4, "name")
+    node = emit.call(site.tr.tf("tensorflow.cond"), pred, *branches)
+    if name is not None:
+        node = emit.with_args(node, [*node.args, emit.keyword("name", name)])
+    return Tensor(), node
 
 
 STRUCTURES = ("tensorflow.split", "tensorflow.unstack", "tensorflow.clip_by_global_norm", "tensorflow.gradients",

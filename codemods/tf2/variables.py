@@ -86,6 +86,10 @@ def variable(site: "CallSite"):
     shape = shp.of(init_av) if init_av.graph else ([] if isinstance(init, (cst.Float, cst.Integer)) else None)
     name = _python_name(site, given or "variable")
     node = site.node.with_changes(func=tr.tf("tensorflow.Variable"))
+    if given is not None and tf1 != given:  # under a name scope (or a second `W`): TF 1.x's full name, as it printed
+        node = node.with_changes(args=[a.with_changes(value=emit.string_like(a.value, tf1))
+                                       if a.keyword is not None and a.keyword.value == "name" else a
+                                       for a in node.args])
     state = State("variable", name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
     state.info["vars"] = [(tf1, cst.Name(name))]
     ref = tr.add_state(state, [emit.assign(name, node)])
