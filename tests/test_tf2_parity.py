@@ -169,3 +169,19 @@ def test_variables_under_several_context_managers_keep_tf1_names(tmp_path):
     old_out, new_out = _record_both(old, new, tmp_path)
     assert old_out.splitlines()[0] == new_out.splitlines()[0] == "['embedding/W:0', 'out/W:0', 'out/b:0']"
     np.testing.assert_allclose(_printed(new_out), _printed(old_out), rtol=1e-5, atol=1e-6)
+
+
+def test_switch_left_to_its_literal_default_evaluates_as_tf1(tmp_path):
+    """`is_training = tf.placeholder_with_default(False, ...)` fed True by the train step only: the
+    evaluation runs on the default (the other branch of a tf.cond) and prints TF 1.x's accuracies from
+    the same weights (the int default `top` too)."""
+    old = CONSTRUCTS / "switch_with_literal_default.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    assert "is_training = tf.constant(False, tf.bool)" in result.text
+    new = tmp_path / old.name
+    new.write_text(result.text)
+    old_out, new_out = _record_both(old, new, tmp_path)
+    evaluated = [re.findall(r"acc=([0-9.]+) top=([0-9.]+)", out) for out in (old_out, new_out)]
+    assert len(evaluated[0]) == len(evaluated[1]) == 6
+    np.testing.assert_allclose(np.array(evaluated[1], float), np.array(evaluated[0], float), atol=1e-6)

@@ -324,7 +324,7 @@ class Evaluator(cst.CSTTransformer):
         left, right = self.value_of(updated.left), self.value_of(updated.right)
         if not (left.graph or right.graph):
             return self._set(updated, HOST)
-        shape = shp.broadcast(_shape(left), _shape(right))
+        shape = shp.broadcast(_operand_shape(left, updated.left), _operand_shape(right, updated.right))
         return self._set(updated, Tensor(shape))
 
     def leave_UnaryOperation(self, original, updated):
@@ -375,4 +375,11 @@ def _names(target) -> list:
 
 
 _shape = shp.of
+
+
+def _operand_shape(av: AV, node) -> Optional[list]:
+    """An operand's static shape: a number literal is a scalar (`h * 0.5` has the shape of `h`)."""
+    if not av.graph and isinstance(node, (cst.Integer, cst.Float)):
+        return []
+    return _shape(av)
 

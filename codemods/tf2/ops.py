@@ -174,7 +174,7 @@ def cond(site: "CallSite"):
     reads the same; state made inside a branch would be made at each trace."""
     site.only({"pred", "true_fn", "false_fn", "strict", "name", "fn1", "fn2"}, 5)
     pred, _ = site.arg(0, "pred")
-    branches = []
+    branches, shapes = [], []
     for index, keyword, old in ((1, "true_fn", "fn1"), (2, "false_fn", "fn2")):
         node, _ = site.arg(index, keyword)
         node = node if node is not None else site.arg(None, old)[0]
@@ -189,6 +189,7 @@ def cond(site: "CallSite"):
             site.refuse("`tf.cond` whose branch gives something other than one tensor is not converted (TF 1.x "
                         "unpacked a one-element list, TF 2 does not)")
         branches.append(node)
+        shapes.append(shp.of(av) if isinstance(av, Tensor) else None)
     if pred is None or site.tr.pending:
         site.refuse("`tf.cond` whose branch creates state is not converted (a step would create it at each trace)")
     strict, _ = site.arg(3, "strict")
@@ -198,7 +199,9 @@ def cond(site: "CallSite"):
     node = emit.call(site.tr.tf("tensorflow.cond"), pred, *branches)
     if name is not None:
         node = emit.with_args(node, [*node.args, emit.keyword("name", name)])
-    return Tensor(), node
+    same = shapes[0] is not None and shapes[1] is not None and len(shapes[0]) == len(shapes[1]) and all(
+        a is b is None or a is not None and b is not None and emit.code(a) == emit.code(b) for a, b in zip(*shapes))
+    return Tensor(shapes[0] if same else None), node  # both branches of one static shape: the result's
 
 
 STRUCTURES = ("tensorflow.split", "tensorflow.unstack", "tensorflow.clip_by_global_norm", "tensorflow.gradients",

@@ -1,7 +1,8 @@
 """Placeholders (TF 1.x) → the arguments of the step functions.
 
 * `tf.placeholder(dtype, shape)` → an argument of each step that is fed it, `tf.TensorSpec(shape, dtype)`;
-* `tf.placeholder_with_default(1.0, [])` → the same, or the literal in a step not fed it;
+* `tf.placeholder_with_default(1.0, [])` (a float, int or bool literal) → the same, or in a step not fed
+  it the constant TF 1.x made of the literal (float32, int32, bool);
 * `tf.placeholder_with_default(cell.zero_state(batch, tf.float32), [None, n])`, a default computed by
   the graph → the same, or, in a step not fed it, the default computed there as TF 1.x computed it
   (its dtype is the one the default's call names).
@@ -38,10 +39,26 @@ def placeholder_with_default(site: "CallSite"):
     shape, _ = site.arg(1, "shape")
     if av.graph:
         return _computed_default(site, default, av, shape)
-    if not isinstance(default, cst.Float):
-        site.refuse(f"placeholder_with_default of `{emit.code(default)}`: neither a float literal nor a graph value "
-                    "tf1clip follows (one made in a comprehension or a loop, for instance): not converted")
-    return _input(site, site.tr.tf("tensorflow.float32"), shape, default)
+    dtype = _literal_dtype(default)
+    if dtype is None:
+        site.refuse(f"placeholder_with_default of `{emit.code(default)}`: neither a number or bool literal nor a "
+                    "graph value tf1clip follows (one made in a comprehension or a loop, for instance): not converted")
+    # not fed, a step computes with the default as the tensor TF 1.x made of it (its dtype, not a Python value)
+    return _input(site, site.tr.tf(dtype), shape, emit.call(site.tr.tf("tensorflow.constant"), default,
+                                                             site.tr.tf(dtype)))
+
+
+def _literal_dtype(node) -> Optional[str]:
+    """The dtype TF 1.x gave a literal default: a float → float32, an int → int32, a bool → bool."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    if isinstance(node, cst.Float):
+        return "tensorflow.float32"
+    if isinstance(node, cst.Integer):
+        return "tensorflow.int32"
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return "tensorflow.bool"
+    return None
 
 
 def _computed_default(site: "CallSite", default, av, shape):
