@@ -119,3 +119,16 @@ main()
     assert line == line_of(text, "def train(")
     assert "a local of that function it cannot see in Python" in message
 
+
+
+def test_a_feed_dict_extended_after_its_run_is_refused():
+    """In a loop, a key added after the run reaches the next run: the steps chosen at that run must
+    know it, so a dict extended after a run that uses it is refused there."""
+    text = GENERATE.format(scale="tf.float32, []", use="pass").replace(
+        "scale = tf.placeholder(tf.float32, [])", "scale = tf.placeholder_with_default(1.0, [])").replace(
+        "        feed = {x: np.ones([2, 3], np.float32)}\n        if i:\n            feed[scale] = 2.0\n",
+        "").replace("    for i in range(3):\n", "    feed = {x: np.ones([2, 3], np.float32)}\n    for i in range(3):\n")
+    text = text.replace("        print(value)\n", "        print(value)\n        feed[scale] = 2.0\n")
+    line, message = refusal(convert(text, "after.py"))
+    assert "is extended after it is fed here" in message
+    assert line == line_of(text, "value, _ = sess.run")

@@ -88,7 +88,8 @@ def bind(tr: "Translator", st, target: cst.Name, value: cst.Dict) -> Optional[li
             tr.refuse(f"feeding `{emit.code(e.key)}`, an iterator's element, is not converted")
         items.append(ph.name)
         elements.append(e.with_changes(key=_string(ph.name), value=_value(tr, e.value)))
-    feed = Other("feed", {"runtime": True, "name": target.value, "fixed": items, "optional": [], "written": 1})
+    feed = Other("feed", {"runtime": True, "name": target.value, "fixed": items, "optional": [], "written": 1,
+                          "sites": []})
     tr.env[target.value] = feed
     tr.runtime_feeds.append(feed)
     tr.note(f"feed dict `{target.value}`, extended at run time → the same dict, keyed by the steps' parameter names")
@@ -185,6 +186,7 @@ def step_call(tr: "Translator", leaves: list, feed: Other, name: cst.Name) -> tu
 
     call = cst.Call(func=pick(list(optional), frozenset()), args=[cst.Arg(name, star="**")])
     feed.info["written"] += 2 ** len(optional) - 1  # the `key in feed` tests
+    feed.info["sites"].append((tr.line, frozenset(optional)))
     return steps[frozenset()], call
 
 
@@ -192,6 +194,11 @@ def check(tr: "Translator", module: cst.Module) -> None:
     """Every use of a run-time feed dict's name is one this module wrote (made, extended, fed)."""
     from codemods.tf2.helpers import name_counts
     counts = name_counts(module)
+    for feed in tr.runtime_feeds:
+        for line, known in feed.info["sites"]:
+            if known != frozenset(feed.info["optional"]):  # `feed[k] = v` after the run, in a loop: k reaches it
+                tr.refuse(f"feed dict `{feed.info['name']}` is extended after it is fed here (in a loop, the next "
+                          "run gets the new key too): not converted", line)
     for name in {v.info["name"] for v in tr.runtime_feeds}:
         written = sum(v.info["written"] for v in tr.runtime_feeds if v.info["name"] == name)
         if counts.get(name, 0) > written:
