@@ -34,17 +34,20 @@ if TYPE_CHECKING:
 MAX_OPTIONAL = 3  # keys added later: one step per subset of them (8 at most)
 
 
+def _extended(node) -> Optional[cst.Name]:
+    """The dict's name where `node` extends it: the call `name.update(...)`, or the target `name[key]`."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update" \
+            and isinstance(node.func.value, cst.Name):
+        return node.func.value
+    if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Subscript) and \
+            isinstance(node.target.value, cst.Name):
+        return node.target.value
+    return None
+
+
 def extended_names(module: cst.Module) -> set:
     """Names extended somewhere in the file by `name.update(...)` or `name[key] = value`."""
-    out = set()
-    for n in walk(module):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "update" \
-                and isinstance(n.func.value, cst.Name):
-            out.add(n.func.value.value)
-        elif isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript) and \
-                isinstance(n.target.value, cst.Name):
-            out.add(n.target.value.value)
-    return out
+    return {name.value for name in map(_extended, walk(module)) if name is not None}
 
 
 def _key(tr: "Translator", node) -> Input:
@@ -147,13 +150,7 @@ def extension(tr: "Translator", st, small) -> Optional[list]:
 
 def extends(tr: "Translator", node) -> bool:
     """`node` (a compound statement) extends a feed dict: it is host code."""
-    for n in walk(node):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "update" \
-                and _is_feed(tr, n.func.value):
-            return True
-        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript) and _is_feed(tr, n.target.value):
-            return True
-    return False
+    return any(_is_feed(tr, name) for name in map(_extended, walk(node)) if name is not None)
 
 
 def feeds(tr: "Translator", node) -> Optional[Other]:
