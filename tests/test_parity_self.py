@@ -24,6 +24,7 @@ CLASSES = {  # fixture -> updates its whole run makes
     "rnn_dropout_loop.py": 6,
     "checkpoint_resume.py": 6,
     "estimator_dropout_unseeded.py": 6,
+    "ragged_batches.py": 6,  # np.array of ragged pairs: an object array on both sides
     "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
 }
 SCRIPTS = ([FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES

@@ -17,7 +17,7 @@ import types
 
 import numpy as _np
 
-from tf1clip.numpy_removed import ALIASES, CALLS
+from tf1clip.numpy_removed import ALIASES, CALLS, RAGGED_HELPER as HELPER
 
 
 def _asscalar(a):
@@ -61,8 +61,9 @@ def _reshape(*args, **kwargs):
 def _ragged_to_object(original):
     """NumPy < 1.24 made an object array of a ragged nested sequence (1.20-1.23 with a warning);
     NumPy 2 raises unless dtype=object is passed, which gives the same array. The first time a
-    line of the user's does so, stderr names it: no codemod can see that a value is ragged, so
-    this is where the migrated code needs `dtype=object` by hand."""
+    line of the user's does so, stderr names it. The migration keeps the same behaviour
+    (`codemods/numpy_ragged.py` writes this function into the file, as `HELPER`): no codemod
+    can see that a value is ragged, and `dtype=object` on regular data would change its dtype."""
     noted: set = set()
 
     def make(obj, *args, **kwargs):
@@ -85,7 +86,8 @@ def _note_ragged(name: str, frame, noted: set) -> None:
     noted.add(where)
     path = os.path.relpath(where[0]) if where[0].startswith(os.getcwd() + os.sep) else where[0]
     print(f"tf1clip: {path}:{where[1]}: np.{name} of a ragged sequence made an object array, as NumPy 1.x "
-          "did; NumPy 2 raises there: the migrated code needs dtype=object", file=sys.stderr)
+          f"did; NumPy 2 raises there: tf1clip migrate keeps the object array ({HELPER}), code migrated "
+          "otherwise needs dtype=object", file=sys.stderr)
 
 
 _CALLS = {"asscalar": _asscalar, "msort": _msort, "in1d": _in1d, "asfarray": _asfarray,

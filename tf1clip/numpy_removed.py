@@ -129,6 +129,9 @@ BY_HAND: dict[str, str] = {
 
 # np.reshape(a, newshape=...): the keyword was renamed `shape` (2.1) and the old name removed.
 RESHAPE_KEYWORD = ("reshape", "newshape")
+# np.array / np.asarray of a ragged nested sequence: NumPy < 1.24 made an object array, NumPy 2
+# raises. The runtime keeps the object array; the codemod writes this function into the file.
+RAGGED_HELPER = "_object_if_ragged"
 
 
 def render_markdown() -> str:

@@ -5,6 +5,8 @@ Pure text in, text out; imports `codemods`, never TensorFlow.
 """
 from __future__ import annotations
 
+import dataclasses
+import difflib
 from dataclasses import dataclass, field
 
 from codemods import COMPAT_RULES, NUMPY_ONLY, Note
@@ -53,6 +55,18 @@ def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> O
     return Outcome(result.text, result.notes, reason=result.reason)
 
 
+def input_lines(notes: list, before: str, after: str) -> list:
+    """`notes` on lines of `after` moved to the lines of `before` they came from, where `after` is
+    `before` with lines changed in place and lines inserted (a note on an inserted line goes
+    to the line before it)."""
+    old, new = before.splitlines(), after.splitlines()
+    origin = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for k in range(j2 - j1):
+            origin[j1 + k + 1] = (i1 + min(k, i2 - i1 - 1) + 1) if i2 > i1 else max(i1, 1)
+    return [dataclasses.replace(n, line=origin.get(n.line, n.line)) if n.line else n for n in notes]
+
+
 def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy: str | None = None) -> Outcome:
     """Migrate to `to` ('compat' or 'tf2'). The TF2 tier is tried first; a file it cannot
     convert exactly falls back to the compat tier, and the report keeps the TF2 tier's
@@ -67,8 +81,9 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         return migrate_text(text, filename)
     from codemods.tf2 import Result, convert
 
-    # NumPy 2 spellings first (they keep every line where it was, so both tiers' notes stay
-    # on the input's lines); the compat fallback applies the same rule itself.
+    # NumPy first (NumPy 2 spellings, NumPy 1.x's ragged arrays); the compat fallback applies the
+    # same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
+    # moved back to the input's lines.
     numpy = Outcome(text)
     if any(r.applies_to(text) for r in NUMPY_ONLY):
         try:
@@ -81,6 +96,8 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
     except Exception as exc:  # noqa: BLE001 - never `error` from the TF2 tier: the compat tier takes the file
         result = Result(None, [Note(0, "tf2", "human", f"not converted to the TF2 tier: internal error "
                                                       f"({type(exc).__name__}: {exc}); kept on the compat tier")])
+    if numpy.text != text:
+        result.notes = input_lines(result.notes, text, numpy.text)
     if result.text is not None:
         out = result.text
         notes = sorted([*numpy.notes, *result.notes], key=lambda n: (n.line, n.kind != "change"))

@@ -1,0 +1,172 @@
+"""`np.array(x)` of a value that may be a ragged nested sequence: NumPy 1.x's object array kept.
+
+NumPy < 1.24 made an object array of a ragged nested sequence (`np.array(list(zip(x, y)))` of
+rows of unequal lengths, `np.asarray([[1, 2], [3]])`; 1.20-1.23 with a warning). NumPy 2
+raises `ValueError: ... inhomogeneous shape ...` unless `dtype=object` is passed. Whether a
+value is ragged is known only when the program runs, and `dtype=object` on regular data would
+change its dtype, so no call gets `dtype=object`. Instead a call whose argument is not visibly
+regular becomes `_object_if_ragged(np.array, x)`: a function added once at the top of the
+module, after its imports, that returns `np.array(x)` and, only where NumPy 2 raises for
+raggedness, `np.array(x, dtype=object)`. That is what `tf1clip run` gives the user's files
+(`tf1clip.legacy_numpy`), so a script and its migration make the same arrays.
+
+Visibly regular, left as written: a constant, a display (list or tuple) of constants or of
+displays of constants of one length, and a call of the numpy module itself (`np.zeros(3)`).
+A call that passes a dtype, more than one positional argument or `*`/`**` arguments is left
+too: NumPy 1.x raised there as well. Never imports NumPy.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+import libcst as cst
+
+from codemods.command import command_attribute
+from codemods.nodes import Reference
+from codemods.rule import Invalid, Rule, Valid
+from tf1clip.numpy_removed import RAGGED_HELPER as HELPER
+
+NUMPY = "numpy"
+_MAKERS = ("array", "asarray")
+# Keywords np.array / np.asarray take besides dtype; a call with any other is left as written.
+_KEYWORDS = {"copy", "order", "subok", "ndmin", "like", "device"}
+_HELPER_LINES = (
+    f"def {HELPER}(make, obj, **kwargs):",
+    '    """make(obj, **kwargs), as NumPy < 1.24 made it: an object array of a ragged nested sequence,',
+    '    where NumPy 2 raises (written by tf1clip migrate, rule numpy_ragged)."""',
+    "    try:",
+    "        return make(obj, **kwargs)",
+    "    except ValueError as error:",
+    '        if "inhomogeneous" not in str(error):',
+    "            raise",
+    "        return make(obj, dtype=object, **kwargs)",
+)
+
+
+def _constant_display(node: ast.expr) -> Optional[int]:
+    """The length of a list or tuple display of constants, else None."""
+    if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return len(node.elts)
+    return None
+
+
+def _visibly_regular(node: ast.expr, numpy_root: str) -> bool:
+    """True when `node` cannot be a ragged nested sequence, as written."""
+    if isinstance(node, ast.Constant) or _constant_display(node) is not None:
+        return True
+    if isinstance(node, (ast.List, ast.Tuple)):
+        lengths = {_constant_display(e) for e in node.elts}
+        return len(lengths) == 1 and None not in lengths
+    if isinstance(node, ast.Call):
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id == numpy_root and isinstance(node.func, ast.Attribute)
+    return False
+
+
+class NumpyRagged(Rule):
+    DESCRIPTION = ("Keep NumPy 1.x's object array for np.array / np.asarray of a value that may be a ragged "
+                   "nested sequence (NumPy 2 raises there).")
+    RULE = "numpy_ragged"
+    TRIGGERS = ("array",)
+    ANY_FILE = True
+
+    def __init__(self, run):
+        super().__init__(run)
+        self.rewritten = 0
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return NUMPY in code and "array" in code
+
+    def visit_reference(self, ref: Reference) -> None:
+        name = self._maker(ref)
+        if name is None:
+            return
+        call = self.file.parent(ref.node, ref.stmt)
+        if not (isinstance(call, ast.Call) and call.func is ref.node) or len(call.args) != 1 \
+                or isinstance(call.args[0], ast.Starred) \
+                or not {k.arg for k in call.keywords} <= _KEYWORDS:  # dtype, **kwargs: NumPy 1.x raised too
+            return
+        if _visibly_regular(call.args[0], ref.root):
+            return
+        helper = self.file.lookup(HELPER, ref.scope)
+        if helper and not self._ours(helper):
+            self.note_human(ref.line, f"{self.file.source(ref.node)}(...): NumPy 2 raises on a ragged nested "
+                                      f"sequence where NumPy 1.x made an object array; this file binds "
+                                      f"{HELPER} itself, so the call is left: check the value by hand")
+            return
+        self.run.transform(self, call, ref.stmt, _wrapped)
+        self.rewritten += 1
+        self.note_change(ref.line, f"{self.file.source(ref.node)}(x) → {HELPER}({self.file.source(ref.node)}, x): "
+                                   "NumPy 2 raises on a ragged nested sequence, NumPy 1.x made an object array; "
+                                   "the same array either way where x is regular")
+
+    def _maker(self, ref: Reference) -> Optional[str]:
+        """'array' or 'asarray' when `ref` is numpy's function of that name."""
+        if ref.qname == NUMPY and len(ref.parts) == 1 and ref.parts[0] in _MAKERS:
+            return ref.parts[0]
+        if not ref.parts and ref.qname in (f"{NUMPY}.{m}" for m in _MAKERS):
+            return ref.qname.rpartition(".")[2]
+        return None
+
+    def _ours(self, bindings: list) -> bool:
+        """Every binding of HELPER is a module-level def of this rule's function (a second pass)."""
+        for binding in bindings:
+            node = getattr(binding, "stmt", None)
+            if not (isinstance(node, ast.FunctionDef) and node.name == HELPER and node in self.file.tree.body):
+                return False
+        return True
+
+    def leave_module(self, layout) -> None:
+        if not self.rewritten or any(isinstance(s, ast.FunctionDef) and s.name == HELPER for s in self.file.tree.body):
+            return
+        nl = self.file.newline
+        code = nl.join(("", "", *_HELPER_LINES))
+        body = layout.body
+        lead = 0
+        while lead < len(body) and (body[lead].text is not None or body[lead].parts() or _docstring(body[lead])):
+            lead += 1
+        if lead:
+            last = max((e.stmt.last for e in body[:lead] if e.stmt is not None), default=0)
+            if last < len(self.file.lines) and self.file.lines[last].strip():
+                code += nl * 2  # the next statement follows the imports directly: two blank lines here
+            layout.insert_after(body, body[lead - 1], code, self.RULE)
+        else:
+            layout.insert_before(body[0], [code.lstrip(nl) + nl], self.RULE)
+
+    VALID = [
+        Valid("import numpy as np\n\nx = np.array([1.0, 2.0])\ny = np.asarray([[1, 2], [3, 4]], dtype=np.float32)\n"
+              "z = np.array(np.zeros(3))\nw = np.array(v, np.float32)\n"),
+        Valid("import tensorflow as tf\n\nx = tf.constant(v)\n"),
+    ]
+    INVALID = [
+        Invalid(
+            "import numpy as np\n\n\ndef batches(data):\n    data = np.array(data)\n    return data\n",
+            "import numpy as np\n\n\n" + "\n".join(_HELPER_LINES)
+            + "\n\n\ndef batches(data):\n    data = " + HELPER + "(np.array, data)\n    return data\n",
+        ),
+        Invalid(
+            # from numpy import: the name as the file binds it; regular displays left as written
+            "from numpy import asarray\nrows = asarray([[1, 2], [3]])\nok = asarray([[1, 2], [3, 4]])\n",
+            "from numpy import asarray\n\n\n" + "\n".join(_HELPER_LINES)
+            + "\n\n\nrows = " + HELPER + "(asarray, [[1, 2], [3]])\nok = asarray([[1, 2], [3, 4]])\n",
+        ),
+    ]
+
+
+def _docstring(entry) -> bool:
+    stmt = entry.stmt
+    node = stmt.node if stmt is not None else None
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _wrapped(node: cst.Call) -> cst.Call:
+    """np.array(x, ...) as _object_if_ragged(np.array, x, ...)."""
+    first = cst.Arg(node.func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return node.with_changes(func=cst.Name(HELPER), args=[first, *node.args])
+
+
+__getattr__ = command_attribute(NumpyRagged)  # NumpyRaggedCommand, for python -m libcst.tool codemod
