@@ -196,7 +196,7 @@ class Rename(NameTransformer):
     def on_leave(self, original, updated):
         new = super().on_leave(original, updated)
         if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self.tr.origins[id(new)] = self.tr.line_of(original)
+            self.tr.origins[new] = self.tr.line_of(original)
         return new
 
 

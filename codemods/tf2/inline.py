@@ -78,7 +78,7 @@ def _bind_return(stmts: list, target, tr: "Translator", fn_name: str) -> list:
     if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock):
         inner = _bind_return(list(last.body.body), target, tr, fn_name)
         new = last.with_changes(body=last.body.with_changes(body=inner or [cst.SimpleStatementLine([cst.Pass()])]))
-        tr.origins[id(new)] = tr.line_of(last)
+        tr.origins[new] = tr.line_of(last)
         return stmts[:-1] + [new]
     if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return):
         value = last.body[0].value
@@ -88,7 +88,7 @@ def _bind_return(stmts: list, target, tr: "Translator", fn_name: str) -> list:
             new = last.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
         if new is None:
             return stmts[:-1]
-        tr.origins[id(new)] = tr.line_of(last)
+        tr.origins[new] = tr.line_of(last)
         return stmts[:-1] + [new]
     return stmts
 
@@ -131,7 +131,7 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
             fresh = tr.namer.fresh(p, tr.region_locals)
             values[p] = cst.Name(fresh)
             bind = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(cst.Name(fresh))], value=arg)])
-            tr.origins[id(bind)] = tr.line
+            tr.origins[bind] = tr.line
             prologue.append(bind)
     for n in sorted(local - set(params) - {"_"}):
         values[n] = cst.Name(tr.namer.fresh(n, tr.region_locals))  # never a name of the caller's
@@ -152,7 +152,7 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
         if isinstance(new, cst.FlattenSentinel):
             body.extend(new.nodes)
         elif not isinstance(new, cst.RemovalSentinel):
-            tr.origins[id(new)] = tr.line_of(s)
+            tr.origins[new] = tr.line_of(s)
             body.append(new)
     body = _bind_return(body, target, tr, name)
     for n in _walk_all(cst.Module(body=body)):
@@ -162,7 +162,7 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
     out = prologue + body
     if out:
         first = out[0].with_changes(leading_lines=[*st.leading_lines, *out[0].leading_lines])
-        tr.origins[id(first)] = tr.origins.get(id(out[0]), tr.line)
+        tr.origins[first] = tr.origins.get(out[0], tr.line)
         out[0] = first
     return out
 

@@ -124,7 +124,7 @@ class Translator(Program):
                      for s in st.body]
             parts[0] = parts[0].with_changes(leading_lines=st.leading_lines)
             for p in parts:
-                self.origins[id(p)] = self.line
+                self.origins[p] = self.line
                 self.simple(p, out)
             return
         small = st.body[0]
@@ -175,7 +175,7 @@ class Translator(Program):
                 part = cst.SimpleStatementLine(
                     body=[cst.Assign(targets=[cst.AssignTarget(t)], value=v)],
                     leading_lines=st.leading_lines if k == 0 else ())
-                self.origins[id(part)] = self.line
+                self.origins[part] = self.line
                 self.simple(part, out)
             return
         extended = runtime_feeds.extension(self, st, small)
@@ -389,7 +389,7 @@ class Translator(Program):
             inner = st.with_changes(items=st.items[1:], leading_lines=[])
             outer = st.with_changes(items=[st.items[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
                                     body=cst.IndentedBlock(body=[inner]))
-            self.origins[id(inner)] = self.origins[id(outer)] = self.line
+            self.origins[inner] = self.origins[outer] = self.line
             self.with_statement(outer, out, region)
             return
         item = st.items[0]

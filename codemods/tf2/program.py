@@ -40,7 +40,9 @@ class Program:
         self.scopes = VarScopes()
         self.pending: list = []          # state statements made while evaluating the current statement
         self.line = 0
-        self.origins: dict = {}          # id(generated statement) -> line of the input it comes from
+        # generated statement -> line of the input it comes from (keyed by the node itself, which
+        # keeps it alive: an id() key could be reused by a later node once this one is freed)
+        self.origins: dict = {}
         self.steps = steps.Steps(self)
         self.control: list = []          # names of ops under `with tf.control_dependencies(...)`
         self.loop_depth = 0
@@ -85,7 +87,7 @@ class Program:
         return code(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self.origins.get(id(node)) or self.names.line(node) or self.line
+        return self.origins.get(node) or self.names.line(node) or self.line
 
     # -- the model --------------------------------------------------------------------------------
     def add_state(self, state: State, statements: list) -> StateRef:
