@@ -1,0 +1,113 @@
+"""Queue-runner input pipelines on one fixed schedule, so that a program draws the same batches
+each time it runs (both sides of a parity run).
+
+TF 1.x's queue-based input (`tf.train.shuffle_batch`, `batch`, `*_join`, `slice_input_producer`,
+`string_input_producer`, a `QueueRunner` made by hand) fills its queues from background threads.
+Two things in it depend on thread timing, so even one program run twice trains on different
+batches (`parity S S` failed at the first batch that differed):
+- **several threads enqueueing into one queue** (`num_threads=4`, `[enqueue_op] * 4`, one op
+  per reader in the `_join` functions): the order of the elements depends on which thread runs
+  first;
+- **how full a `RandomShuffleQueue` is when it is dequeued from**: it picks each element at
+  random among those present, and a dequeue proceeds as soon as more than
+  `min_after_dequeue` are there, so how many it picks among depends on how far the enqueue
+  threads got.
+
+Pinned here, adding no graph ops:
+- a queue runner runs its enqueue ops in one thread, in turn (the same op listed N times is
+  one op), so the elements arrive in one order;
+- the shuffle queue of `tf.train.shuffle_batch` (and `maybe_shuffle_batch`, the `_join` forms)
+  is made with `min_after_dequeue = capacity - 1`: each element is picked from a full queue
+  (or, once the queue is closed, from what is left), the state TF 1.x's fast enqueue threads
+  usually kept it in. A `RandomShuffleQueue` made by hand keeps its own: the script may fill
+  it with its own enqueue runs, short of its capacity, where waiting for a full queue would
+  never end.
+
+Each is one of the schedules TF 1.x could run, chosen always; the model, the data and the
+distribution of the shuffle are unchanged.
+"""
+from __future__ import annotations
+
+import threading
+
+from tf1clip.steps import wrap
+
+
+def sequential_queue_runners() -> None:
+    """Pin queue runners and shuffle queues to one schedule in this process (see the module)."""
+    from tensorflow.python.training import input as input_ops
+    from tensorflow.python.training import queue_runner_impl
+
+    def make_shuffle_batch(original):
+        def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, *args, **kwargs):
+            return original(tensors, batch_size, capacity, max(min_after_dequeue, capacity - 1), *args, **kwargs)
+        return shuffle_batch
+
+    # The helpers behind shuffle_batch, maybe_shuffle_batch and their _join forms (looked up
+    # at each call): their queue is always fed by a queue runner. A RandomShuffleQueue made by
+    # hand may be filled by the script's own enqueue runs, short of its capacity, so it keeps
+    # TF 1.x's min_after_dequeue.
+    for name in ("_shuffle_batch", "_shuffle_batch_join"):
+        wrap(input_ops, name, make_shuffle_batch)
+
+    def make_create_threads(original):
+        def create_threads(self, sess, coord=None, daemon=False, start=False):
+            ops = list({id(op): op for op in self._enqueue_ops}.values())  # in order, each op once
+            if len(ops) == 1 and len(self._enqueue_ops) == 1:
+                return original(self, sess, coord, daemon, start)
+            return _threads_in_turn(self, ops, sess, coord, daemon, start)
+        return create_threads
+
+    wrap(queue_runner_impl.QueueRunner, "create_threads", make_create_threads)
+
+
+def _threads_in_turn(runner, ops: list, sess, coord, daemon: bool, start: bool) -> list:
+    """`QueueRunner.create_threads` with one thread that runs `ops` in turn (TF 1.x's `_run`
+    for each op in its own thread, otherwise): an op whose input is exhausted drops out, and the
+    queue is closed when none is left."""
+    with runner._lock:  # noqa: SLF001 - the runner's own bookkeeping, kept as TF 1.x keeps it
+        if runner._runs_per_session.get(sess, 0) > 0:  # noqa: SLF001
+            return []
+        runner._runs_per_session[sess] = 1  # noqa: SLF001
+        runner._exceptions_raised = []  # noqa: SLF001
+    threads = [threading.Thread(target=_run_in_turn, args=(runner, sess, ops, coord),
+                                name=f"QueueRunnerThread-{runner.name}-in-turn")]
+    if coord:
+        threads.append(threading.Thread(target=runner._close_on_stop,  # noqa: SLF001
+                                        args=(sess, runner.cancel_op, coord),
+                                        name=f"QueueRunnerThread-{runner.name}-close_on_stop"))
+    for thread in threads:
+        if coord:
+            coord.register_thread(thread)
+        if daemon:
+            thread.daemon = True
+        if start:
+            thread.start()
+    return threads
+
+
+def _run_in_turn(runner, sess, ops: list, coord) -> None:
+    closed = runner.queue_closed_exception_types
+    try:
+        live = [sess.make_callable(op) for op in ops]
+        while live and not (coord and coord.should_stop()):
+            for call in list(live):
+                try:
+                    call()
+                except closed:  # this op's input is exhausted (or its queue closed)
+                    live.remove(call)
+        if not live:
+            try:
+                sess.run(runner.close_op)
+            except Exception:  # noqa: BLE001 - TF 1.x ignores errors of the close op too
+                pass
+    except Exception as exc:  # noqa: BLE001 - as TF 1.x's runner: to the coordinator, or raised
+        if coord:
+            coord.request_stop(exc)
+        else:
+            with runner._lock:  # noqa: SLF001
+                runner._exceptions_raised.append(exc)  # noqa: SLF001
+            raise
+    finally:
+        with runner._lock:  # noqa: SLF001
+            runner._runs_per_session[sess] -= 1  # noqa: SLF001
