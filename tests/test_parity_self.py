@@ -27,6 +27,7 @@ CLASSES = {  # fixture -> updates its whole run makes
     "ragged_batches.py": 6,  # np.array of ragged pairs: an object array on both sides
     "queue_threads.py": 8,  # shuffle_batch(num_threads=4): queue runners on one schedule
     "queue_readers_join.py": 8,  # three readers into shuffle_batch_join
+    "dataset_parallel_map.py": 8,  # a random op in a tf.data map with num_parallel_calls=4
     "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
 }
 SCRIPTS = ([FIXTURES / "legacy" / name for name in LEGACY] + [FIXTURES / "parity" / name for name in CLASSES

@@ -43,7 +43,7 @@ DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global 
                   "seed (dropout, tf.data shuffles, the MNIST reader draw alike in the same program); candidate "
                   "samplers (nce_loss, sampled_softmax_loss) seeded by creation order; TF 1.x while loops one "
                   "iteration at a time (dropout in an RNN cell draws in time order); queue runners one thread "
-                  "each, shuffle queues dequeued from full")
+                  "each, shuffle queues dequeued from full, tf.data maps one element at a time")
 NO_DROPOUT_POLICY = ("--no-dropout: dropout and tf.data shuffles are the identity on both sides (their expectation); "
                      "candidate samplers (nce_loss, sampled_softmax_loss) seeded by creation order; "
                      "other seeds as default")

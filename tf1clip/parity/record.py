@@ -32,7 +32,7 @@ import sys
 import traceback
 
 from tf1clip.parity.distribute import provide_replicas
-from tf1clip.parity import queues, randomness, workdir
+from tf1clip.parity import pipelines, randomness, workdir
 from tf1clip.parity.hooks import graph as graph_hooks
 from tf1clip.parity.hooks import install_hooks
 from tf1clip.parity.recorder import Recorder, StopParity
@@ -98,7 +98,7 @@ def main(argv=None):
     randomness.seed_everything(opts.seed)
     randomness.seed_candidate_samplers()
     randomness.sequential_while_loops()
-    queues.sequential_queue_runners()
+    pipelines.one_schedule()
     import tensorflow as tf
 
     if opts.protect:

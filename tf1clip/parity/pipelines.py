@@ -1,10 +1,10 @@
-"""Queue-runner input pipelines on one fixed schedule, so that a program draws the same batches
-each time it runs (both sides of a parity run).
+"""Input pipelines on one fixed schedule, so that a program draws the same batches each time it
+runs (both sides of a parity run). Adds no graph ops.
 
-TF 1.x's queue-based input (`tf.train.shuffle_batch`, `batch`, `*_join`, `slice_input_producer`,
-`string_input_producer`, a `QueueRunner` made by hand) fills its queues from background threads.
-Two things in it depend on thread timing, so even one program run twice trains on different
-batches (`parity S S` failed at the first batch that differed):
+**Queue runners.** TF 1.x's queue-based input (`tf.train.shuffle_batch`, `batch`, `*_join`,
+`slice_input_producer`, `string_input_producer`, a `QueueRunner` made by hand) fills its queues
+from background threads. Two things in it depend on thread timing, so even one program run
+twice trains on different batches (`parity S S` failed at the first batch that differed):
 - **several threads enqueueing into one queue** (`num_threads=4`, `[enqueue_op] * 4`, one op
   per reader in the `_join` functions): the order of the elements depends on which thread runs
   first;
@@ -13,18 +13,23 @@ batches (`parity S S` failed at the first batch that differed):
   `min_after_dequeue` are there, so how many it picks among depends on how far the enqueue
   threads got.
 
-Pinned here, adding no graph ops:
-- a queue runner runs its enqueue ops in one thread, in turn (the same op listed N times is
-  one op), so the elements arrive in one order;
-- the shuffle queue of `tf.train.shuffle_batch` (and `maybe_shuffle_batch`, the `_join` forms)
-  is made with `min_after_dequeue = capacity - 1`: each element is picked from a full queue
-  (or, once the queue is closed, from what is left), the state TF 1.x's fast enqueue threads
-  usually kept it in. A `RandomShuffleQueue` made by hand keeps its own: the script may fill
-  it with its own enqueue runs, short of its capacity, where waiting for a full queue would
-  never end.
+Pinned: a queue runner runs its enqueue ops in one thread, in turn (the same op listed N times
+is one op); the shuffle queue of `tf.train.shuffle_batch` (and `maybe_shuffle_batch`, the
+`_join` forms) is made with `min_after_dequeue = capacity - 1`, so each element is picked from
+a full queue (or, once the queue is closed, from what is left), the state TF 1.x's fast enqueue
+threads usually kept it in. A `RandomShuffleQueue` made by hand keeps its own: the script may
+fill it with its own enqueue runs, short of its capacity, where waiting for a full queue would
+never end.
 
-Each is one of the schedules TF 1.x could run, chosen always; the model, the data and the
-distribution of the shuffle are unchanged.
+**tf.data.** A `map` with `num_parallel_calls` runs its function on several elements at once;
+a random op in it (augmentation, noise) is one stateful kernel, so which element gets which
+draw follows thread scheduling. `interleave(deterministic=False)` and `parallel_interleave(
+sloppy=True)` hand out elements in the order they are ready. Pinned: `map` runs one element at
+a time (`map_and_batch` with one parallel call), and interleaves are deterministic, as TF's
+own `enable_op_determinism` makes them.
+
+Each is one of the schedules TF could run, chosen always; the data, the model, the order of a
+deterministic pipeline and the distribution of every shuffle are unchanged.
 """
 from __future__ import annotations
 
@@ -33,8 +38,50 @@ import threading
 from tf1clip.steps import wrap
 
 
-def sequential_queue_runners() -> None:
-    """Pin queue runners and shuffle queues to one schedule in this process (see the module)."""
+def one_schedule() -> None:
+    """Pin queue runners, shuffle queues and tf.data's parallel transformations to one schedule
+    in this process (see the module)."""
+    _queue_runners()
+    _datasets()
+
+
+def _datasets() -> None:
+    from tensorflow.python.data.experimental.ops import batching
+    from tensorflow.python.data.ops import interleave_op, map_op, readers
+
+    def make_map(original):
+        def map_(input_dataset, map_func, num_parallel_calls=None, deterministic=None, *args, **kwargs):
+            return original(input_dataset, map_func, None, None, *args, **kwargs)
+        return map_
+
+    for name in ("_map_v2", "_map_v1"):
+        wrap(map_op, name, make_map)
+
+    def make_interleave(original):
+        def _interleave(input_dataset, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                        deterministic=None, name=None):
+            return original(input_dataset, map_func, cycle_length, block_length, num_parallel_calls,
+                            None if num_parallel_calls is None else True, name)
+        return _interleave
+
+    wrap(interleave_op, "_interleave", make_interleave)
+
+    def make_parallel_interleave(original):
+        def __init__(self, input_dataset, map_func, cycle_length, block_length, sloppy, *args, **kwargs):
+            return original(self, input_dataset, map_func, cycle_length, block_length, False, *args, **kwargs)
+        return __init__
+
+    wrap(readers.ParallelInterleaveDataset, "__init__", make_parallel_interleave)
+
+    def make_map_and_batch(original):
+        def __init__(self, input_dataset, map_func, batch_size, num_parallel_calls, *args, **kwargs):
+            return original(self, input_dataset, map_func, batch_size, 1, *args, **kwargs)
+        return __init__
+
+    wrap(batching._MapAndBatchDataset, "__init__", make_map_and_batch)  # noqa: SLF001
+
+
+def _queue_runners() -> None:
     from tensorflow.python.training import input as input_ops
     from tensorflow.python.training import queue_runner_impl
 
