@@ -1,7 +1,7 @@
 """One measured run for bench_clipcost: build one training step, warm up, time steps, print JSON.
 
     python _clipcost_driver.py mlp-tf2   {none,global,wait}          [--width W --inputs D --batch B]
-    python _clipcost_driver.py mlp-graph {none,hand,wrapped,norm,wait} [same]
+    python _clipcost_driver.py mlp-graph {none,hand,wrapped,norm,wait,mulpass} [same]
     python _clipcost_driver.py emb       {none,sparse,dense}          [--rows R --batch B]
     python _clipcost_driver.py emb-check                              [--rows R --batch B]
 
@@ -157,8 +157,25 @@ def train_op(loss, opt, clip):
     return opt.apply_gradients(zip(grads, variables))
 
 
+def multiply_pass(args):
+    """The one pass an exact global-norm clip adds to the wait: every value of a tensor the size
+    of each gradient times the clip factor (a fed scalar), alone in a Session step. One value of
+    each product is fetched, so no product can be pruned and fetching costs nothing."""
+    with tf.Graph().as_default():
+        weights = [t for layer in dense_params([args.inputs] + [args.width] * 3 + [CLASSES]) for t in layer]
+        scale = v1.placeholder(tf.float32, [])
+        kept = tf.add_n([tf.reshape(w * scale, [-1])[0] for w in weights])
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            times = timed(lambda: sess.run(kept, {scale: 0.5}), args.warmup, args.steps)
+    return {"step_ms": times, "params": int(sum(np.prod(w.shape) for w in weights)),
+            "grad_norm_first": None, "grad_norm_last": None}
+
+
 def mlp_graph(args):
     """TF1 graph mode: placeholders, get_variable weights, Session, AdamOptimizer."""
+    if args.clip == "mulpass":
+        return multiply_pass(args)
     with tf.Graph().as_default():
         v1.set_random_seed(0)
         x = v1.placeholder(tf.float32, [None, args.inputs])
@@ -223,7 +240,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("variant", choices=["mlp-tf2", "mlp-graph", "emb", "emb-check"])
     parser.add_argument("clip", nargs="?", default="none",
-                        choices=["none", "global", "hand", "wrapped", "norm", "wait", "sparse", "dense"])
+                        choices=["none", "global", "hand", "wrapped", "norm", "wait", "mulpass", "sparse", "dense"])
     parser.add_argument("--width", type=int, default=2048)
     parser.add_argument("--inputs", type=int, default=1024)
     parser.add_argument("--rows", type=int, default=1_000_000)

@@ -5,7 +5,10 @@
    no clipping. Goal: the wait floor + 2% (below).
 2. The same graph step: tf1clip.ClippedOptimizer vs the clip written by hand; and the clip taken
    apart against no clipping: its extra read (the norm computed in the step, nothing waiting for
-   it) and its wait (every update waits for the norm, nothing scaled; the TF2 step too).
+   it) and its wait (every update waits for the norm, nothing scaled; the TF2 step too); and
+   its multiply pass alone (every gradient-sized tensor times the clip factor, alone in a
+   Session step): an exact clip is its wait plus this pass, which no exact clip can skip, so
+   the wait floor plus this pass's share of the unclipped step bounds any exact clip from below.
 
 The wait floor. Without clipping, each variable's update starts as soon as its own gradient
 exists, overlapping the rest of backprop. A global-norm clip cannot start any update before
@@ -41,6 +44,7 @@ VARIANTS = {  # key -> driver arguments
     "graph-none": ["mlp-graph", "none"], "graph-hand": ["mlp-graph", "hand"],
     "graph-wrapped": ["mlp-graph", "wrapped"],
     "graph-norm": ["mlp-graph", "norm"], "graph-wait": ["mlp-graph", "wait"],
+    "graph-mulpass": ["mlp-graph", "mulpass"],
     "emb-none": ["emb", "none"], "emb-sparse": ["emb", "sparse"], "emb-dense": ["emb", "dense"],
 }
 
@@ -153,6 +157,14 @@ def _wait_goal(wait_row: dict) -> dict:
     return {"target": floor + WAIT_MARGIN, "goal": f"≤ wait floor ({floor:.2f}×) + {WAIT_MARGIN:g}"}
 
 
+def _exact_bound(wait_row: dict, pass_row: dict) -> str:
+    """A note: the least ratio an exact clip can reach, its wait floor plus its multiply pass."""
+    if wait_row["ratio"] is None or pass_row["ratio"] is None:
+        return ""
+    return (f"; an exact clip cannot go below about its wait floor plus its multiply pass: "
+            f"{wait_row['ratio']:.2f} + {pass_row['ratio']:.3f} = {wait_row['ratio'] + pass_row['ratio']:.2f}×")
+
+
 def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
     c = _config(quick)
     c["repeats"] = repeats or c["repeats"]
@@ -194,6 +206,12 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
                       mlp_note + "; the floor of the TF1 graph clip rows; minimize starts each variable's update as "
                       "soon as its gradient exists, overlapping the rest of backprop", mlp)
     same_none = "; the no-clipping runs are the ones of the wait-floor row above"
+    mulpass = _row(runs, errors, f"{p}-param MLP, TF1 graph: the clip's multiply pass alone", ms, "median_ms",
+                   "graph-none", no_clip_graph, "graph-mulpass",
+                   f"one tensor the size of each gradient ({p} values) times the clip factor, alone in a Session step",
+                   mlp_note + "; ratio = the pass's share of the unclipped step; an exact clip is its wait plus "
+                   "this pass", mlp)
+    bound = _exact_bound(graph_wait, mulpass)
     return [
         tf2_wait,
         _row(runs, errors, f"{p}-param MLP, TF2 tf.function: global-norm clip", ms, "median_ms",
@@ -203,10 +221,10 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
         graph_wait,
         _row(runs, errors, f"{p}-param MLP, TF1 graph Session: global-norm clip", ms, "median_ms",
              "graph-none", no_clip_graph,
-             "graph-hand", by_hand, mlp_note + same_none, mlp, **_wait_goal(graph_wait)),
+             "graph-hand", by_hand, mlp_note + same_none + bound, mlp, **_wait_goal(graph_wait)),
         _row(runs, errors, f"{p}-param MLP, TF1 graph Session: ClippedOptimizer", ms, "median_ms",
              "graph-none", no_clip_graph,
-             "graph-wrapped", wrapped, mlp_note + same_none, mlp, **_wait_goal(graph_wait)),
+             "graph-wrapped", wrapped, mlp_note + same_none + bound, mlp, **_wait_goal(graph_wait)),
         _row(runs, errors, f"{p}-param MLP, TF1 graph: ClippedOptimizer vs clip by hand", ms, "median_ms",
              "graph-hand", "by hand: " + by_hand,
              "graph-wrapped", wrapped, mlp_note + "; the runs of the two rows above", mlp, 1.05),
@@ -214,6 +232,7 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
              "graph-none", no_clip_graph,
              "graph-norm", "global norm of the gradients computed in the step; updates unclipped, not waiting",
              mlp_note + "; the no-clipping runs are the ones of the TF1 graph rows", mlp),
+        mulpass,
         _row(runs, errors, f"{rows}-row embedding: peak memory, sparse clip vs no clip", "peak RSS MB", "maxrss_mb",
              "emb-none", no_clip_sparse, "emb-sparse", sparse, emb_note + "; peak RSS = kernel ru_maxrss of the run",
              emb, 1.1),
