@@ -1,7 +1,7 @@
 """One measured run for bench_clipcost: build one training step, warm up, time steps, print JSON.
 
     python _clipcost_driver.py mlp-tf2   {none,global,wait}          [--width W --inputs D --batch B]
-    python _clipcost_driver.py mlp-graph {none,hand,wrapped,norm,wait,mulpass} [same]
+    python _clipcost_driver.py mlp-graph {none,hand,ungated,wrapped,norm,wait,mulpass} [same]
     python _clipcost_driver.py emb       {none,sparse,dense}          [--rows R --batch B]
     python _clipcost_driver.py emb-check                              [--rows R --batch B]
 
@@ -136,7 +136,8 @@ def forward(h, layers):
 
 
 def train_op(loss, opt, clip):
-    """none: minimize; hand: compute -> clip_by_global_norm -> apply; wrapped: tf1clip's
+    """none: minimize; hand: compute -> clip_by_global_norm -> apply; ungated: the same with
+    compute_gradients(gate_gradients=GATE_NONE); wrapped: tf1clip's
     ClippedOptimizer; sparse: the same (IndexedSlices stay sparse); dense: IndexedSlices
     densified with tf.convert_to_tensor before clip_by_global_norm, as naive code does;
     norm / wait: the global norm computed alongside the unclipped update / waited for by it."""
@@ -146,7 +147,10 @@ def train_op(loss, opt, clip):
         return opt.minimize(loss)
     if clip in ("wrapped", "sparse"):
         return tf1clip.ClippedOptimizer(opt, "global_norm", CLIP).minimize(loss)
-    grads, variables = zip(*opt.compute_gradients(loss))
+    # ungated: the clip by hand on gradients computed without compute_gradients' default gating
+    # (GATE_OP passes each op's gradients through `tuple` identities)
+    gate = v1.train.Optimizer.GATE_NONE if clip == "ungated" else v1.train.Optimizer.GATE_OP
+    grads, variables = zip(*opt.compute_gradients(loss, gate_gradients=gate))
     if clip == "norm":  # the clip's norm pass alone: computed in the step, nothing waits for it
         return tf.group(opt.apply_gradients(zip(grads, variables)), tf.linalg.global_norm(grads))
     if clip == "wait":
@@ -240,7 +244,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("variant", choices=["mlp-tf2", "mlp-graph", "emb", "emb-check"])
     parser.add_argument("clip", nargs="?", default="none",
-                        choices=["none", "global", "hand", "wrapped", "norm", "wait", "mulpass", "sparse", "dense"])
+                        choices=["none", "global", "hand", "ungated", "wrapped", "norm", "wait", "mulpass", "sparse", "dense"])
     parser.add_argument("--width", type=int, default=2048)
     parser.add_argument("--inputs", type=int, default=1024)
     parser.add_argument("--rows", type=int, default=1_000_000)

@@ -163,3 +163,45 @@ def test_constructor_rejects_bad_arguments(kwargs, needle):
     kwargs.setdefault("optimizer", v1.train.GradientDescentOptimizer(0.1))
     with pytest.raises(ValueError, match=needle):
         ClippedOptimizer(**kwargs)
+
+
+def _mlp_run(make_train, gated_ops):
+    """Five Adam steps of a small MLP from fixed weights: (final weights, whether the gradient
+    graph holds GATE_OP's `tuple` identities)."""
+    rng = np.random.RandomState(3)
+    xs, ys = rng.randn(5, 32, 20).astype(np.float32), rng.randn(5, 32, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        x, y = v1.placeholder(tf.float32, [None, 20]), v1.placeholder(tf.float32, [None, 4])
+        w1 = v1.get_variable("w1", initializer=tf.constant(rng.randn(20, 64).astype(np.float32)))
+        w2 = v1.get_variable("w2", initializer=tf.constant(rng.randn(64, 4).astype(np.float32)))
+        loss = 100.0 * tf.reduce_mean(tf.square(tf.matmul(tf.nn.relu(tf.matmul(x, w1)), w2) - y))
+        train = make_train(loss)
+        gated = any(gated_ops(op.name) for op in tf.compat.v1.get_default_graph().get_operations())
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for step in range(5):
+                sess.run(train, {x: xs[step], y: ys[step]})
+            return sess.run([w1, w2]), gated
+
+
+def test_global_norm_clip_runs_ungated_with_the_values_of_the_gated_clip_by_hand():
+    def by_hand(loss):  # TF 1.x's default: compute_gradients gates with GATE_OP
+        opt = v1.train.AdamOptimizer(0.01)
+        grads, variables = zip(*opt.compute_gradients(loss))
+        clipped, _ = tf.clip_by_global_norm(grads, 1.0)
+        return opt.apply_gradients(zip(clipped, variables))
+
+    def wrapped(mode):
+        return lambda loss: ClippedOptimizer(v1.train.AdamOptimizer(0.01), mode, 1.0).minimize(loss)
+
+    def gated(name):
+        return "/tuple/control_dependency" in name
+
+    (hand_w, hand_gated), (ours_w, ours_gated) = _mlp_run(by_hand, gated), _mlp_run(wrapped("global_norm"), gated)
+    assert hand_gated and not ours_gated
+    for a, b in zip(hand_w, ours_w):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(hand_w[0], _mlp_run(lambda loss: v1.train.AdamOptimizer(0.01).minimize(loss),
+                                                  gated)[0][0])  # the clip acted
+    # a per-tensor clip lets each update start before the others' gradients exist: gating stays
+    assert _mlp_run(wrapped("norm"), gated)[1]
