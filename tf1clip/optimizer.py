@@ -77,20 +77,15 @@ class ClippedOptimizer(_Optimizer):
             return None
         return global_norm([g for g, _ in self._last[2]])
 
-    def compute_gradients(self, loss, var_list=None, gate_gradients=_Optimizer.GATE_OP, *args, **kwargs):
-        """See `tf.compat.v1.train.Optimizer.compute_gradients`; forwarded to the wrapped optimizer.
+    def compute_gradients(self, *args, **kwargs):
+        """See `tf.compat.v1.train.Optimizer.compute_gradients`; forwarded unchanged.
 
-        Clipping by global norm, the default GATE_OP is forwarded as GATE_NONE. Gating computes
-        nothing: GATE_OP only holds each op's gradients back until all of them exist, so that no
-        update can run between them. A global-norm clip already makes every update wait for the
-        norm of all gradients. Without GATE_OP's `tuple` identities the clip's multiply can
-        reuse the gradients' buffers instead of writing new ones (benchmarks/RESULTS.md, clipping
-        cost). The values are the same to the bit (tests/test_optimizer.py). GATE_GRAPH, and
-        every other mode, are forwarded as given.
+        Gating too is forwarded as given (GATE_OP by default), as TF 1.x's contrib wrappers did.
+        Gating orders ops and computes nothing, yet it can change values: on oneDNN builds
+        (TensorFlow's default on x86) an ungated graph lets a conv's bias gradient be merged into
+        its filter gradient's kernel, which sums it in another order (docs/clipping.md).
         """
-        if self._mode == "global_norm" and gate_gradients == _Optimizer.GATE_OP:
-            gate_gradients = _Optimizer.GATE_NONE
-        return self._optimizer.compute_gradients(loss, var_list, gate_gradients, *args, **kwargs)
+        return self._optimizer.compute_gradients(*args, **kwargs)
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Clip, then let the wrapped optimizer apply (and increment global_step)."""
