@@ -1,12 +1,17 @@
 """One measured run for bench_clipcost: build one training step, warm up, time steps, print JSON.
 
-    python _clipcost_driver.py mlp-tf2   {none,global,wait}          [--width W --inputs D --batch B]
-    python _clipcost_driver.py mlp-graph {none,hand,ungated,wrapped,norm,wait,mulpass} [same]
+    python _clipcost_driver.py mlp-tf2   {none,global,wait,normwait}  [--width W --inputs D --batch B]
+    python _clipcost_driver.py mlp-graph {none,hand,ungated,wrapped,norm,wait,normwait,mulpass} [same]
     python _clipcost_driver.py emb       {none,sparse,dense}          [--rows R --batch B]
     python _clipcost_driver.py emb-check                              [--rows R --batch B]
 
 Prints one line: {"step_ms": [...], "median_ms": m, "params": n, "maxrss_mb": ..., ...}.
-All data is random, generated here from fixed seeds. `emb-check` times nothing: it runs one step of
+All data is random, generated here from fixed seeds.
+
+A norm that only a control dependency consumes is never computed: grappler's dependency
+optimizer turns such a stateless op into a NoOp (and its inputs with it), so the wait then holds
+each update back until all gradients exist and reads nothing. The `norm` and `normwait` variants
+fetch the norm, which keeps it computed. `emb-check` times nothing: it runs one step of
 the sparse and of the densified clip from identical weights and reports how far apart they land.
 """
 from __future__ import annotations
@@ -60,7 +65,8 @@ def xent(y, logits):
 
 def waiting_for_norm(grads):
     """(global norm, `grads` unchanged but each waiting for that norm): the clip's wait alone,
-    every update held back until all gradients exist, nothing scaled."""
+    every update held back until all gradients exist, nothing scaled. Unless the caller fetches
+    the norm, grappler prunes it (module docstring): the wait is then on the gradients alone."""
     norm = tf.linalg.global_norm(grads)
     with tf.control_dependencies([norm]):
         return norm, [tf.identity(g) for g in grads]
@@ -85,10 +91,10 @@ def mlp_tf2(args):
         grads = tape.gradient(loss, variables)
         if args.clip == "global":
             grads, _ = tf.clip_by_global_norm(grads, CLIP)
-        elif args.clip == "wait":
-            _, grads = waiting_for_norm(grads)
+        elif args.clip in ("wait", "normwait"):
+            norm, grads = waiting_for_norm(grads)
         opt.apply_gradients(zip(grads, variables))
-        return loss
+        return (loss, norm) if args.clip == "normwait" else loss
 
     @tf.function
     def grad_norm(x, y):  # reported only, never part of a timed step
@@ -98,7 +104,7 @@ def mlp_tf2(args):
 
     norm_first = float(grad_norm(*batches[0]))
     it = itertools.cycle(batches)
-    times = timed(lambda: step(*next(it)).numpy(), args.warmup, args.steps)
+    times = timed(lambda: tf.nest.map_structure(lambda t: t.numpy(), step(*next(it))), args.warmup, args.steps)
     params = int(sum(np.prod(v.shape) for v in variables))
     return {"step_ms": times, "params": params, "grad_norm_first": norm_first,
             "grad_norm_last": float(grad_norm(*batches[0]))}
@@ -140,7 +146,9 @@ def train_op(loss, opt, clip):
     compute_gradients(gate_gradients=GATE_NONE); wrapped: tf1clip's
     ClippedOptimizer; sparse: the same (IndexedSlices stay sparse); dense: IndexedSlices
     densified with tf.convert_to_tensor before clip_by_global_norm, as naive code does;
-    norm / wait: the global norm computed alongside the unclipped update / waited for by it."""
+    norm: the global norm computed alongside the unclipped update (fetched with it); wait: every
+    update waiting for all gradients (a control dependency on their norm, which grappler
+    prunes); normwait: the same with the norm fetched, so computed and waited for."""
     import tf1clip
 
     if clip == "none":
@@ -152,9 +160,11 @@ def train_op(loss, opt, clip):
     gate = v1.train.Optimizer.GATE_NONE if clip == "ungated" else v1.train.Optimizer.GATE_OP
     grads, variables = zip(*opt.compute_gradients(loss, gate_gradients=gate))
     if clip == "norm":  # the clip's norm pass alone: computed in the step, nothing waits for it
-        return tf.group(opt.apply_gradients(zip(grads, variables)), tf.linalg.global_norm(grads))
-    if clip == "wait":
-        return opt.apply_gradients(zip(waiting_for_norm(grads)[1], variables))
+        return [opt.apply_gradients(zip(grads, variables)), tf.linalg.global_norm(grads)]
+    if clip in ("wait", "normwait"):
+        norm, waiting = waiting_for_norm(grads)
+        update = opt.apply_gradients(zip(waiting, variables))
+        return [update, norm] if clip == "normwait" else update
     if clip == "dense":
         grads = [tf.convert_to_tensor(g) for g in grads]
     grads, _ = tf.clip_by_global_norm(grads, CLIP)
@@ -246,7 +256,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("variant", choices=["mlp-tf2", "mlp-graph", "emb", "emb-check"])
     parser.add_argument("clip", nargs="?", default="none",
-                        choices=["none", "global", "hand", "ungated", "wrapped", "norm", "wait", "mulpass", "sparse", "dense"])
+                        choices=["none", "global", "hand", "ungated", "wrapped", "norm", "wait", "normwait", "mulpass",
+                                 "sparse", "dense"])
     parser.add_argument("--width", type=int, default=2048)
     parser.add_argument("--inputs", type=int, default=1024)
     parser.add_argument("--rows", type=int, default=1_000_000)

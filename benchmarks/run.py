@@ -3,12 +3,15 @@
     python benchmarks/run.py [--quick] [--json FILE] [--markdown FILE] [--only SECTION ...]
                              [--snapshots DIR]
 
-Sections (each side of each row in its own fresh process; medians over repeated runs):
+Sections (each side of each row in its own fresh process, but cnngap's; medians over repeated runs):
   codemod    `tf1clip migrate` (compat / tf2 tier, -j 1 / -j 2) vs `tf_upgrade_v2` on a
              generated tree of 500+ files and, with --snapshots DIR, on the development
              corpus's Python files copied to ~500; start-up of both
   steptime   each fixture model: TF1 original in graph mode vs its TF2 migration
              (`tf.function`, and with `jit_compile=True`)
+  cnngap     the steptime section's CNN, every form of its step in one process, in turns: the
+             TF1 session gated (its default) and ungated, the GradientTape step, the tape with the
+             conv bias gradients gated, gated tf.gradients; which gradients differ from the session's
   clipcost   global-norm clipping on a 10M-parameter model; ClippedOptimizer vs by hand;
              a 1M-row embedding with sparse gradients kept sparse vs densified
   runtime    `tf1clip run` on an unmodified legacy script vs the script with a compat header
@@ -36,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c  # noqa: E402
 
-SECTIONS = {"codemod": "bench_codemod", "steptime": "bench_steptime", "clipcost": "bench_clipcost",
-            "runtime": "bench_runtime"}
+SECTIONS = {"codemod": "bench_codemod", "steptime": "bench_steptime", "cnngap": "bench_cnngap",
+            "clipcost": "bench_clipcost", "runtime": "bench_runtime"}
 
 
 def machine() -> dict:

@@ -30,7 +30,14 @@ def test_quick_run_reports_every_section_with_both_sides(tmp_path):
     assert report["machine"]["cores"] >= 1 and report["machine"]["tensorflow"].startswith("2.21")
     rows = report["rows"]
     sections = {r["section"] for r in rows}
-    assert sections == {"codemod throughput", "start-up", "step time", "clipping cost", "compat runtime"}
+    assert sections == {"codemod throughput", "start-up", "step time", "CNN step, gating taken apart", "clipping cost",
+                        "compat runtime"}
+    # The gated TF2 forms compute TF 1.x's gradients to the bit; the ungated session is the reference's own
+    # graph without its gates.
+    gap = {r["row"].rsplit(": ", 1)[1]: r for r in rows if r["section"] == "CNN step, gating taken apart"}
+    assert set(gap) == {"session-none", "tape", "tape-gated", "gradients"}
+    assert all(d == 0.0 for form in ("tape-gated", "gradients") for d in gap[form]["samples"]["max_abs_diff"].values())
+    assert gap["tape"]["samples"]["max_abs_diff"] == gap["session-none"]["samples"]["max_abs_diff"]
     # Four migrate variants on the generated tree, each as files/s and as peak memory, against
     # one tf_upgrade_v2 run (no snapshot folder here: the real-shaped tree's rows are skipped).
     throughput = [r for r in rows if r["section"] == "codemod throughput"]
