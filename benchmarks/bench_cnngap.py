@@ -54,11 +54,6 @@ def _runs(c, log):
     return runs
 
 
-def _quartiles(values):
-    values = sorted(values)
-    return [values[round(q * (len(values) - 1))] for q in (0.25, 0.5, 0.75)]
-
-
 def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
     c = _config(quick)
     c["repeats"] = repeats or c["repeats"]
@@ -71,7 +66,7 @@ def run(quick: bool, log, repeats: int | None = None) -> list[dict]:
              f"forms in turns in each")
     rows = []
     for form, label in FORMS.items():
-        paired = _quartiles([ours / b for ours, b in zip(pooled[form], pooled["session"])])
+        paired = statistics.quantiles([ours / b for ours, b in zip(pooled[form], pooled["session"])], n=4)
         diffs = [d for r in runs for d in r["max_abs_diff"][form].items()]
         worst = {}
         for name, d in diffs:
