@@ -175,8 +175,8 @@ def multiply_pass(args):
     """The one pass an exact global-norm clip adds to the wait: every value of a tensor the size
     of each gradient times the clip factor (a fed scalar), alone in a Session step. The products
     go to new buffers (a variable's buffer is never reused), where a clip's go into its
-    gradients' own: an upper bound of the multiply's cost. One value of each product is fetched, so no product can be
-    pruned and fetching costs nothing."""
+    gradients' own: an upper bound of the multiply's cost. One value of each product is fetched,
+    so no product can be pruned and fetching costs nothing."""
     with tf.Graph().as_default():
         weights = [t for layer in dense_params([args.inputs] + [args.width] * 3 + [CLASSES]) for t in layer]
         scale = v1.placeholder(tf.float32, [])
