@@ -6,7 +6,10 @@ TF 2's drop rate, a fed learning rate dropped, a variable reset dropped, a varia
 inside an expression, `reduction_indices=`/`keep_dims=`, slim's variable names under
 `get_collection(scope=)`, a one-shot dataset iterator, `hypothesis = x_train * W + b` left
 outside the tape, TF 1's softmax cross-entropy (labels' gradient stopped), the two inputs
-that crashed a step, and parameter shards read with TF 1's partition_strategy='mod'. For each, `tf1clip migrate --to tf2` must either
+that crashed a step, parameter shards read with TF 1's partition_strategy='mod', variables picked
+by their TF 1.x names or by identity (`v.name`, `v in head_vars`), and lists and sums filled by
+for-loops (`capped = []` then `capped.append(...)`, `l2 = 0.0` then `l2 += ...`), which were moved
+into the steps without the statement that made them. For each, `tf1clip migrate --to tf2` must either
 
 * refuse: the compat tier's output, with a TF2-tier note at the line of the construct, or
 * convert: the output runs under plain `python` and passes `tf1clip parity` against the
@@ -49,6 +52,11 @@ WHERE = {
     "run_placeholder": ["sess.run(x, feed_dict={x: data_x})"],
     "embedding_shards_by_name": ["tf.nn.embedding_lookup(shards, ids)"],
     "nce_loss_shards": ["tf.nn.nce_loss(weights, biases"],
+    "variable_name_filter": ["v.name.startswith(\"head\")"],
+    "variable_identity_in": ["if v in head_vars"],
+    "variable_list_by_name_loop": ["\"head\" in v.name"],
+    "grads_loop_append": ["capped = []", "for g, v in grads_and_vars:", "capped.append("],
+    "l2_accumulate_loop": ["l2 = 0.0", "for v in tf.trainable_variables():", "l2 += tf.nn.l2_loss(v)"],
 }
 
 

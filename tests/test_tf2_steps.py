@@ -370,3 +370,80 @@ def test_a_dataset_given_to_the_session_function_is_the_dataset_there():
 def test_the_session_function_called_again_with_other_kinds_of_objects_is_refused():
     note = _refusal(_DATASET_FUNCTION + "train(None)\n")
     assert note.line == 18 and "called again with other kinds of objects" in note.message
+
+
+_SCHEDULE_FETCHED = """import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data_x = rng.randn(16, 4).astype(np.float32)
+data_y = rng.randn(16, 1).astype(np.float32)
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 1])
+loss = tf.reduce_mean(tf.square(tf.layers.dense(x, 1) - y))
+global_step = tf.Variable(0, trainable=False, name="global_step")
+learning_rate = tf.train.exponential_decay(0.05, global_step, decay_steps=4, decay_rate=0.5, staircase=True)
+train_op = tf.train.AdamOptimizer(learning_rate).minimize(loss, global_step=global_step)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(10):
+        _, l, lr = sess.run([train_op, loss, learning_rate], feed_dict={x: data_x, y: data_y})
+        print("step=%d lr=%.5f" % (step, lr))
+"""
+
+
+def test_a_schedule_fetched_with_its_update_is_the_rate_the_update_used(tmp_path):
+    """TF 1.x computes the decayed rate once, before the update that uses it and the global step's
+    increment; the step returns that value, not the rate of the next step."""
+    from conftest import run_python, run_tf1clip
+
+    text = _converted(_SCHEDULE_FETCHED)
+    step = text[text.index("def train_step"):]
+    assert step.index("learning_rate(global_step)") < step.index("apply_gradients") < step.index("assign_add(1)")
+    (tmp_path / "old.py").write_text(_SCHEDULE_FETCHED)
+    (tmp_path / "new.py").write_text(text)
+    old = run_tf1clip("run", "old.py", cwd=tmp_path)
+    new = run_python("new.py", cwd=tmp_path)
+    assert old.returncode == 0 and new.returncode == 0, old.stderr[-2000:] + new.stderr[-2000:]
+    rates = [line.split("lr=")[1] for line in old.stdout.splitlines() if "lr=" in line]
+    assert rates == ["0.05000"] * 4 + ["0.02500"] * 4 + ["0.01250"] * 2  # 0.05 * 0.5 ** (step // 4)
+    assert [line for line in new.stdout.splitlines() if "lr=" in line] == \
+        [line for line in old.stdout.splitlines() if "lr=" in line]
+
+
+_ITEMS_HEAD = ("import tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 4])\n"
+               "pred = tf.layers.dense(x, 1, name='out')\nloss = tf.reduce_mean(tf.square(pred))\n")
+_ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
+               "    sess.run(train_op, feed_dict={x: [[1.0] * 4]})\n")
+
+
+@pytest.mark.parametrize("body, fragment, reason", [
+    ("picked = [v for v in tf.trainable_variables() if v.op.name.startswith('out')]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "v.op.name", "other names"),
+    ("big = [v for v in tf.trainable_variables() if v.get_shape().ndims > 1]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=big)\n",
+     "v.get_shape()", "no op, graph or get_shape"),
+    ("opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
+     "kernel = tf.trainable_variables()[0]\n"
+     "train_op = opt.apply_gradients([(g * 2.0, v) if v == kernel else (g, v) for g, v in gvs])\n",
+     "v == kernel", "by identity"),
+    ("same = pred == x\ntrain_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n",
+     "pred == x", "by identity"),
+])
+def test_an_item_read_as_tf1_gave_it_is_refused_at_its_line(body, fragment, reason):
+    """Variables and tensors picked by TF 1.x names, graph ops or identity: TF 2 answers otherwise."""
+    text = _ITEMS_HEAD + body + _ITEMS_TAIL
+    note = _refusal(text)
+    assert note.line == next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line), note
+    assert reason in note.message, note
+
+
+def test_items_tested_for_none_and_lists_filled_in_a_loop_still_convert():
+    text = _converted(_ITEMS_HEAD + (
+        "opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
+        "kept = [(g, v) for g, v in gvs if g is not None]\nscaled = []\nfor g, v in kept:\n"
+        "    scaled.append((g * 0.5, v))\ntrain_op = opt.apply_gradients(scaled)\n") + _ITEMS_TAIL)
+    step = text[text.index("def train_step"):]
+    assert step.index("scaled = []") < step.index("scaled.append(") < step.index("apply_gradients(scaled)")
+    assert "\nscaled = []" not in text  # made in the step, not once at module level

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import constructs, flags, rnn, session
-from codemods.tf2.model import AV, HOST, Class, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor, TFSymbol
-from codemods.tf2.helpers import name_counts
+from codemods.tf2 import constructs, elements, flags, rnn, session
+from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor,
+                                 TFSymbol, holds_tf)
+from codemods.tf2.helpers import name_counts, target_names
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
@@ -102,6 +103,7 @@ class Evaluator(cst.CSTTransformer):
         self._funcs: set = set()        # nodes that are the func of a call
         self._bound: list = []          # names bound by enclosing comprehensions/lambdas
         self._loops: list = []          # the CompFor chains of the enclosing comprehensions
+        self.items = elements.Items()   # what the items of the enclosing loops have read of them
         self._runs: set = set()         # session runs inside this expression
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
@@ -157,7 +159,21 @@ class Evaluator(cst.CSTTransformer):
     def visit_ListComp(self, node) -> Optional[bool]:
         self._bound.append(self._comp_targets(node.for_in))
         self._loops.append(node.for_in)
+        self.items.push(elements.comprehension_bindings(node.for_in))
         return True
+
+    def visit_For(self, node: cst.For) -> Optional[bool]:  # a loop read as one value statement
+        self.items.push({n: node.iter for n in target_names(node.target)})
+        return True
+
+    def leave_For(self, original, updated):
+        self._close_loop()
+        return updated
+
+    def _close_loop(self) -> None:
+        found = self.items.pop(self.value_of_original)
+        if found is not None:
+            self.tr.refuse(*found)
 
     visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
 
@@ -184,6 +200,7 @@ class Evaluator(cst.CSTTransformer):
     def _comprehension(self, original, updated):
         self._bound.pop()
         self._loops.pop()
+        self._close_loop()
         made = rnn.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
@@ -219,6 +236,8 @@ class Evaluator(cst.CSTTransformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         base = self.value_of(updated.value)
         attr = original.attr.value
+        if attr in elements.TF1_ONLY:
+            self._item_read(original.value, elements.attribute_reason(self.tr.code(original)))
         if isinstance(base, TFSymbol):
             av = TFSymbol(f"{base.qname}.{attr}")
             return self._set(self._reference(original, updated, av), av)
@@ -227,6 +246,27 @@ class Evaluator(cst.CSTTransformer):
             return self._set(new, av)
         av, new = constructs.attribute(self, base, attr, updated)
         return self._set(new, av)
+
+    def _item_read(self, node: cst.CSTNode, reason: str) -> None:
+        """`node` read in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
+        if not isinstance(node, cst.Name):
+            return
+        line = self.tr.line_of(node)
+        if not self.items.read(node.value, reason, line) and isinstance(self.env.get(node.value), Element):
+            self.tr.refuse(reason, line)
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
+        left = original.left
+        for target in original.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, elements.IDENTITY_TESTS) and not _is_none(left) and not _is_none(right):
+                reason = elements.comparison_reason(self.tr.code(original))
+                for operand in (left, right):
+                    self._item_read(operand, reason)
+                    if holds_tf(self.value_of_original(operand)):
+                        self.tr.refuse(reason, self.tr.line_of(original))
+            left = right
+        return updated
 
     def _reference(self, original, updated, av: TFSymbol):
         """An uncalled TensorFlow symbol (`tf.nn.relu`, `tf.float32`) → its TF 2 spelling."""
@@ -362,6 +402,10 @@ class Evaluator(cst.CSTTransformer):
 
     def leave_Element(self, original, updated):
         return updated
+
+
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _names(target) -> list:

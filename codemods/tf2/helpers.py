@@ -63,14 +63,19 @@ def name_counts(node) -> dict:
     return out
 
 
-def _target_names(target) -> set:
+def target_names(target) -> list:
+    """The names an assignment or `for` target binds, in order (`a, (b, *c)` → a, b, c)."""
     if isinstance(target, cst.Name):
-        return {target.value}
+        return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for el in target.elements for n in _target_names(el.value)}
+        return [n for el in target.elements for n in target_names(el.value)]
     if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
+        return target_names(target.value)
+    return []
+
+
+def _target_names(target) -> set:
+    return set(target_names(target))
 
 
 def walk_statements(node):
@@ -106,6 +111,57 @@ def bound_names(node) -> set:
         elif isinstance(n, cst.NamedExpr):
             out |= _target_names(n.target)
     return out
+
+
+# methods that change a list, dict or set in place
+MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
+                      "discard", "sort", "reverse"})
+
+
+def changed_names(node) -> set:
+    """Names whose object a statement changes without binding them anew (`x.append(...)`,
+    `x[i] = ...`, `x.a = ...`, `del x[i]`), and names it augments (`x += ...`, read before bound)."""
+    out = set()
+    for n in _walk(node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
+                and isinstance(n.func.value, cst.Name):
+            out.add(n.func.value.value)
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.Del)):
+            target = n.target
+            while isinstance(target, (cst.Attribute, cst.Subscript)):
+                target = target.value
+            if isinstance(target, cst.Name) and (target is not n.target or isinstance(n, cst.AugAssign)):
+                out.add(target.value)
+    return out
+
+
+def values_put_into(node, name: str) -> list:
+    """The argument nodes of every `name.<mutator>(...)` call under `node`, and values stored by
+    `name[...] = value`."""
+    out = []
+    for n in _walk(node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
+                and isinstance(n.func.value, cst.Name) and n.func.value.value == name:
+            out += [a.value for a in n.args]
+        elif isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+                                                and t.target.value.value == name for t in n.targets):
+            out.append(n.value)
+    return out
+
+
+def new_literal(node, env: dict) -> bool:
+    """`node` makes a new value that depends on nothing: a number, string, bool or None, or an empty
+    list, tuple, dict or set (`[]`, `list()`)."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
+        return not node.elements
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args \
+        and node.func.value in ("list", "dict", "set", "tuple") and node.func.value not in env
 
 
 def function_locals(fn: cst.FunctionDef) -> set:

@@ -24,8 +24,9 @@ from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
+from codemods.tf2.helpers import target_names
 from codemods.tf2.inline import inline_call
-from codemods.tf2.model import AV, HOST, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.model import AV, HOST, Element, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor, holds_tf
 from codemods.tf2.program import Program
 
 
@@ -96,7 +97,11 @@ class Translator(Program):
             self.carry = []
 
     def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
+        before = dict(self.fresh)
         self._statement(st, out, region)
+        for name in helpers.names_of(st) & set(before):  # read or bound again: no longer fresh
+            if self.fresh.get(name) is before[name]:
+                del self.fresh[name]
         if self.step_prelude:
             self.refuse("a graph value (an rnn cell's fed argument) to be set before this statement in each step, "
                         "which is not an assignment of its values: not converted")
@@ -287,6 +292,8 @@ class Translator(Program):
             return
         out.append(st.with_changes(body=[small]))
         self.bind(target, av)
+        if isinstance(target, cst.Name) and not holds_tf(av) and helpers.new_literal(small.value, self.env):
+            self.fresh[target.value] = (out, out[-1].body)  # its body: blank lines moved onto it keep it
         if isinstance(target, cst.Name) and av is HOST and len(self.bindings_of(target.value)) == 1 and \
                 target.value not in self.parameter_names():
             number = shp.fold(small.value)  # bound once in the file: it holds that number wherever it is read
@@ -364,11 +371,12 @@ class Translator(Program):
                 self.sessions.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = av.items if isinstance(av, Seq) and len(av.items) == len(target.elements) else None
+            part = Tensor() if av.graph else av if isinstance(av, Element) else HOST
             for i, el in enumerate(target.elements):
                 if isinstance(el, cst.StarredElement):
-                    self.bind(el.value, Tensor() if av.graph else HOST)
+                    self.bind(el.value, part)
                     continue
-                sub = items[i] if items is not None else (Tensor() if av.graph else HOST)
+                sub = items[i] if items is not None else part
                 self.bind(el.value, sub)
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
             base = target.value
@@ -435,9 +443,10 @@ class Translator(Program):
             if self.pending:
                 self.refuse("state is created inside a loop or condition: not converted (TF 1.x created it "
                             "once per pass; a TF 2 step must not)")
-            defs = helpers.bound_names(st)
-            self.add_comp([new.with_changes(leading_lines=_comments(st.leading_lines))], defs, ev.uses,
-                          grads=list(ev.grads), gradient_calls=ev.gradient_calls)
+            inits = self._fold_inits(st, out, ev)
+            defs = helpers.bound_names(st) | {n for n, _ in inits}
+            self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=_comments(st.leading_lines))],
+                          defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls)
             for n in defs:
                 self.env[n] = Tensor()
             return
@@ -448,6 +457,26 @@ class Translator(Program):
         finally:
             self.loop_depth -= loop
 
+    def _fold_inits(self, st, out: list, ev: Evaluator) -> list:
+        """[(name, statement)] that made each name a value block `st` fills (`grads = []` before
+        `for g, v in pairs: grads.append(...)`), taken out of `out`: they go into the steps with the block,
+        so each step starts from a new one. A name made otherwise, or read in between, is refused."""
+        inits = []
+        for name in sorted(n for n in helpers.changed_names(st) if n in self.env):
+            for value in helpers.values_put_into(st, name):
+                if _makes_objects(ev.value_of_original(value)):
+                    self.refuse(f"`{name}` is filled in a loop with TensorFlow objects that are not values (rnn cells, "
+                                "layers): not converted")
+            made = self.fresh.get(name)
+            at = [i for i, s in enumerate(out) if made is not None and made[0] is out and getattr(s, "body", None) is made[1]]
+            if not at:
+                self.refuse(f"this block changes `{name}`, made before it, while the graph is built: in a step it "
+                            f"would change the one `{name}` again at every trace (not converted)")
+            init = out.pop(at[0])
+            inits.append((name, init.with_changes(leading_lines=_comments(init.leading_lines))))
+            self.folded.pop(name, None)
+        return inits
+
     def host_compound(self, st):
         """`st` with its headers evaluated as host code and its blocks walked."""
         if isinstance(st, (cst.For,)):
@@ -455,7 +484,7 @@ class Translator(Program):
             av, it = ev.evaluate(st.iter)
             if av.graph:
                 self.refuse("a Python loop over a graph value at build time is not converted")
-            self.bind(st.target, HOST)
+            self.bind(st.target, Element(av) if holds_tf(av) else HOST)
             st = st.with_changes(iter=it)
         elif isinstance(st, (cst.If, cst.While)):
             ev = Evaluator(self, self.env)
@@ -523,16 +552,6 @@ def _parallel_names(target, value) -> Optional[list]:
     return list(zip(lefts, rights))
 
 
-def target_names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return []
-
-
 def is_graph_statement(av: AV, ev: Evaluator, tr: Translator) -> bool:
     """A value statement: it computes a graph value (not just names variables in a list)."""
     if isinstance(av, Op):
@@ -540,6 +559,15 @@ def is_graph_statement(av: AV, ev: Evaluator, tr: Translator) -> bool:
     if _only_state(av):
         return False
     return av.graph or bool(ev.uses & tr.graph_names()) or bool(ev.grads)
+
+
+def _makes_objects(av: AV) -> bool:
+    """`av` holds a TensorFlow object other than a value or a variable (a cell, a layer, an optimizer)."""
+    if isinstance(av, (Seq, Mapping)):
+        return any(_makes_objects(i) for i in av.items)
+    if isinstance(av, StateRef):
+        return av.state.kind != "variable"
+    return isinstance(av, Other)
 
 
 def _only_state(av: AV) -> bool:

@@ -203,6 +203,24 @@ class Other(AV):
     info: dict = field(default_factory=dict)
 
 
+@dataclass(eq=False)
+class Element(AV):
+    """An item of a Python loop over TensorFlow objects (`for v in tf.trainable_variables():`): a host
+    value, but one whose name, graph and identity TF 2 does not give as TF 1.x did (`elements`)."""
+
+    of: AV
+
+
+def holds_tf(av: AV) -> bool:
+    """`av` is or holds TensorFlow objects (tensors, variables, layers, ops): iterating over it gives
+    them, and comparing it compares them."""
+    if isinstance(av, (Seq, Mapping)):
+        return any(holds_tf(i) for i in av.items)
+    if isinstance(av, Other):  # shapes and dtypes compare by value in TF 1.x too
+        return av.kind not in ("shape", "dtype")
+    return not isinstance(av, (Host, Func, Class, TFSymbol, Scope, Session, Instance))
+
+
 def one_tensor(av: AV) -> bool:
     """`av` is known to be one tensor or variable: not a Python list of them, not a partitioned
     variable. A variable of the program (made without a partitioner: the translator refuses one),

@@ -56,6 +56,8 @@ class Program:
         self._parameters = None          # names functions of the file take as parameters
         self.region_locals: set = set()  # names local to the function being read as a region
         self.folded: dict = {}           # host name bound once in the file -> the number it holds (static dims)
+        self.fresh: dict = {}            # host name -> (its block's output, the statement there that last bound it
+                                         # to a new literal: `grads = []`, `l2 = 0.0`), while nothing else read it
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen
         self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
         self.feeds: set = set()          # names bound to feed dicts (read where they are fed)

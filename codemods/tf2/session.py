@@ -314,7 +314,7 @@ def assign_run(tr: "Translator", st, small: cst.Assign) -> list:
     fetch, feed = _run_parts(tr, small.value)
     target = small.targets[0].target
     value, targets = translate(tr, fetch, feed, target)
-    from codemods.tf2.interpret import target_names
+    from codemods.tf2.helpers import target_names
     for n in target_names(target):
         tr.env[n] = tr.bindings.get(n, HOST)
     if value is None:

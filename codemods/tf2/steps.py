@@ -18,7 +18,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2.helpers import names_of
-from codemods.tf2.model import HOST
+from codemods.tf2.model import HOST, StateRef
 
 if TYPE_CHECKING:
     from codemods.tf2.interpret import Translator
@@ -247,15 +247,21 @@ class Steps:
         preferred = "train_step" if train else "compute_" + "_and_".join(
             l.name or "value" for l in leaves if l.kind == "value")[:40]
         name = tr.namer.fresh(preferred)
-        body = prologue + self.body(comps)
-        returned = []
+        returned, early = [], []
         for leaf in leaves:
-            if leaf.kind == "value":
+            if leaf.kind == "value" and train and self._reads_schedule(leaf.node):
+                # TF 1.x computed a schedule's value once, before the update that used it and the global
+                # step's increment: read it there, not after them
+                local = tr.namer.fresh(f"{leaf.name or 'value'}_value")
+                early.append(emit.assign(local, leaf.node))
+                returned.append(Leaf("value", cst.Name(local), leaf.name))
+            elif leaf.kind == "value":
                 returned.append(leaf)
             else:
                 comp = next(c for c in reversed(comps) if leaf.name in c.defs)
                 if comp.returns is not None:
                     returned.append(Leaf("value", comp.returns, leaf.name))
+        body = prologue + self.body(comps, early)
         if returned:
             value = returned[0].node if len(returned) == 1 else cst.Tuple(
                 [cst.Element(l.node) for l in returned], lpar=[], rpar=[])
@@ -264,6 +270,10 @@ class Steps:
         tr.note(f"sess.run of {', '.join(emit.code(l.node) for l in leaves)} → `{name}`, a tf.function"
                 + (" with the tape, the gradients and the update" if train else ""))
         return Step(name, params, returned, definition)
+
+    def _reads_schedule(self, node: cst.BaseExpression) -> bool:
+        return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == "schedule"
+                   for n in names_of(node))
 
     def statements(self, comp) -> list:
         """A value statement's code where the step is defined (`self` of another scope → the instance's name)."""
@@ -276,9 +286,10 @@ class Steps:
         from codemods.tf2.classes import replace_names
         return [replace_names(s, {self_name: expr}) for s in comp.body]
 
-    def body(self, comps: list) -> list:
+    def body(self, comps: list, early: list = ()) -> list:
         """The statements of `comps` in step order: the forward pass of every differentiated loss
-        under the tape, then what does not depend on an update, then the updates and what follows."""
+        under the tape, then what does not depend on an update (and `early`), then the updates and
+        what follows."""
         after, by_def = set(), {}
         for c in comps:
             deps = {by_def[u] for u in c.uses if u in by_def}
@@ -310,5 +321,7 @@ class Steps:
                                 body=cst.IndentedBlock(body=inner)))
         elif losses:
             self.tr.refuse("a gradient of a loss that does not depend on the variables", comps[0].line)
-        out += [s for c in ordered if c.index not in tape for s in self.statements(c)]
+        out += [s for c in pre if c.index not in tape for s in self.statements(c)]
+        out += list(early)
+        out += [s for c in comps if c.index in after for s in self.statements(c)]
         return out
