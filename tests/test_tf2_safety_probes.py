@@ -57,6 +57,7 @@ WHERE = {
     "variable_list_by_name_loop": ["\"head\" in v.name"],
     "grads_loop_append": ["capped = []", "for g, v in grads_and_vars:", "capped.append("],
     "l2_accumulate_loop": ["l2 = 0.0", "for v in tf.trainable_variables():", "l2 += tf.nn.l2_loss(v)"],
+    "l2_rebind_loop": ["l2 = 0.0", "for v in tf.trainable_variables():", "l2 = l2 + tf.nn.l2_loss(v)"],
 }
 
 

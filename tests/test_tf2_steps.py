@@ -430,6 +430,21 @@ _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_ini
      "v == kernel", "by identity"),
     ("same = pred == x\ntrain_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n",
      "pred == x", "by identity"),
+    ("ordered = sorted(tf.trainable_variables(), key=lambda v: v.name)\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=ordered[:1])\n",
+     "key=lambda v: v.name", "other names"),
+    ("def is_out(var):\n    return var.name.startswith('out')\n\n\n"
+     "picked = [v for v in tf.trainable_variables() if is_out(v)]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "if is_out(v)", "other names"),
+    ("tvars = tf.trainable_variables()\n"
+     "picked = [tvars[i] for i in range(len(tvars)) if tvars[i].name.startswith('out')]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "tvars[i].name", "other names"),
+    ("opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
+     "tvars = tf.trainable_variables()\nscales = [1.0, 2.0]\n"
+     "train_op = opt.apply_gradients([(g * scales[tvars.index(v)], v) for g, v in gvs])\n",
+     "tvars.index(v)", "by identity"),
 ])
 def test_an_item_read_as_tf1_gave_it_is_refused_at_its_line(body, fragment, reason):
     """Variables and tensors picked by TF 1.x names, graph ops or identity: TF 2 answers otherwise."""

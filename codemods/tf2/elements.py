@@ -27,6 +27,8 @@ from codemods.tf2.model import AV, Element, holds_tf
 TF1_ONLY = frozenset({"name", "op", "graph", "device", "get_shape"})
 # comparisons that were identity tests on tensors and variables in TF 1.x
 IDENTITY_TESTS = (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)
+# list methods that compare their argument with the items (`tvars.index(v)`)
+IDENTITY_METHODS = frozenset({"index", "count", "remove"})
 
 
 def attribute_reason(code: str) -> str:
@@ -37,6 +39,27 @@ def attribute_reason(code: str) -> str:
 def comparison_reason(code: str) -> str:
     return (f"`{code}` compares variables or tensors: TF 1.x compared them by identity, TF 2 compares "
             "their values")
+
+
+def param_reads(fn) -> dict:
+    """parameter -> the reason, for each parameter of a function or lambda that its body reads as TF 1.x
+    gave a variable (`def is_head(v): return v.name.startswith("head")`, `key=lambda v: v.name`)."""
+    params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
+    out: dict = {}
+    stack = [fn.body]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if isinstance(n, cst.Attribute) and n.attr.value in TF1_ONLY and isinstance(n.value, cst.Name) \
+                and n.value.value in params:
+            out.setdefault(n.value.value, attribute_reason(f"{n.value.value}.{n.attr.value}"))
+        elif isinstance(n, cst.Comparison):
+            operands = [n.left, *(t.comparator for t in n.comparisons)]
+            tests = any(isinstance(t.operator, IDENTITY_TESTS) for t in n.comparisons)
+            for o in operands:
+                if tests and isinstance(o, cst.Name) and o.value in params:
+                    out.setdefault(o.value, comparison_reason(f"{o.value} == ..."))
+    return out
 
 
 def comprehension_bindings(for_in: Optional[cst.CompFor]) -> dict:
@@ -64,6 +87,10 @@ class Items:
                 reads.append((name, reason, line))
                 return True
         return False
+
+    def pop_all(self) -> list:
+        """Close the innermost frame, whatever its names range over: its [(name, reason, line)]."""
+        return self._frames.pop()[1]
 
     def pop(self, value_of: Callable[[cst.CSTNode], AV]) -> Optional[tuple]:
         """Close the innermost loop: the first (reason, line) whose item ranges over TensorFlow objects."""

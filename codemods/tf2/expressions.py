@@ -104,6 +104,7 @@ class Evaluator(cst.CSTTransformer):
         self._bound: list = []          # names bound by enclosing comprehensions/lambdas
         self._loops: list = []          # the CompFor chains of the enclosing comprehensions
         self.items = elements.Items()   # what the items of the enclosing loops have read of them
+        self._fn_reads: dict = {}       # id(lambda) -> (reason, line): it reads its parameter as TF 1.x gave it
         self._runs: set = set()         # session runs inside this expression
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
@@ -191,6 +192,7 @@ class Evaluator(cst.CSTTransformer):
         for p in node.params.params:
             self._skip.add(id(p.name))
         self._bound.append(params)
+        self.items.push(dict.fromkeys(params))
         return True
 
     def visit_Param(self, node: cst.Param) -> Optional[bool]:
@@ -210,6 +212,9 @@ class Evaluator(cst.CSTTransformer):
 
     def leave_Lambda(self, original, updated):
         self._bound.pop()
+        reads = self.items.pop_all()
+        if reads:
+            self._fn_reads[id(updated)] = reads[0][1:]
         return self._set(updated, HOST)
 
     # -- names and attributes --------------------------------------------------------------------
@@ -249,11 +254,11 @@ class Evaluator(cst.CSTTransformer):
 
     def _item_read(self, node: cst.CSTNode, reason: str) -> None:
         """`node` read in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
-        if not isinstance(node, cst.Name):
-            return
         line = self.tr.line_of(node)
-        if not self.items.read(node.value, reason, line) and isinstance(self.env.get(node.value), Element):
+        if isinstance(self.value_of_original(node), (Element, StateRef)):
             self.tr.refuse(reason, line)
+        if isinstance(node, cst.Name):
+            self.items.read(node.value, reason, line)
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
         left = original.left
@@ -288,6 +293,7 @@ class Evaluator(cst.CSTTransformer):
             av, new = session.run_call(CallSite(self, "*.run", updated, original))
             return self._set(new, av)
         func = self.value_of(updated.func)
+        self._check_item_calls(original, updated, func)
         if isinstance(func, TFSymbol):
             site = CallSite(self, func.qname, updated, original)
             handler = constructs.CALLS.get(func.qname)
@@ -304,6 +310,32 @@ class Evaluator(cst.CSTTransformer):
         else:
             av, new = self._host_call(original, updated)
         return self._set(new, av)
+
+    def _check_item_calls(self, original: cst.Call, updated: cst.Call, func: AV) -> None:
+        """Variables given to a function that reads them as TF 1.x gave them (`is_head(v)`, `sorted(tvars,
+        key=lambda v: v.name)`), or found by identity (`tvars.index(v)`): refused (`elements`)."""
+        line = self.tr.line_of(original)
+        if isinstance(original.func, cst.Attribute) and original.func.attr.value in elements.IDENTITY_METHODS:
+            receiver = self.value_of_original(original.func.value)
+            if holds_tf(receiver) and not isinstance(receiver, TFSymbol):
+                self.tr.refuse(elements.comparison_reason(self.tr.code(original)), line)
+        if isinstance(func, Func):
+            reads = elements.param_reads(func.node)
+            names = [p.name.value for p in func.node.params.params]
+            for k, arg in enumerate(original.args):
+                param = arg.keyword.value if arg.keyword is not None else names[k] if k < len(names) else None
+                if param in reads:
+                    self._item_read(arg.value, reads[param])
+                    if holds_tf(self.value_of_original(arg.value)):
+                        self.tr.refuse(reads[param], line)
+        given = [self.value_of(a.value) for a in updated.args]
+        for arg, av in zip(updated.args, given):
+            found = self._fn_reads.get(id(arg.value))
+            if found is None and isinstance(av, Func):
+                reads = elements.param_reads(av.node)
+                found = (next(iter(reads.values())), line) if reads else None
+            if found is not None and any(holds_tf(other) for other in given if other is not av):
+                self.tr.refuse(*found)
 
     def _host_call(self, original: cst.Call, updated: cst.Call) -> tuple:
         args = [self.value_of(a.value) for a in updated.args]
@@ -358,6 +390,8 @@ class Evaluator(cst.CSTTransformer):
             shape = _shape(base)
             return self._set(updated, Tensor(None if shape is None else shp.indexed(shape, updated.slice)))
         graph = any(self.value_of(s.slice.value).graph for s in updated.slice if isinstance(s.slice, cst.Index))
+        if not (base.graph or graph) and isinstance(base, (Seq, Mapping, Element)) and holds_tf(base):
+            return self._set(updated, Element(base))  # `tvars[i]`: one of them, not known which
         return self._set(updated, Tensor() if base.graph or graph else HOST)
 
     def leave_BinaryOperation(self, original, updated):

@@ -119,14 +119,22 @@ MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "u
 
 
 def changed_names(node) -> set:
-    """Names whose object a statement changes without binding them anew (`x.append(...)`,
-    `x[i] = ...`, `x.a = ...`, `del x[i]`), and names it augments (`x += ...`, read before bound)."""
+    """Names whose object a statement changes (`x.append(...)`, `x[i] = ...`, `x.a = ...`,
+    `del x[i]`), and names it grows from their value before (`x += ...`, `x = x + [...]`)."""
     out = set()
     for n in _walk(node):
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
                 and isinstance(n.func.value, cst.Name):
             out.add(n.func.value.value)
-        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.Del)):
+        elif isinstance(n, cst.Assign):  # `x = x + [...]`: x grows from its value before
+            out |= {t.target.value for t in n.targets if isinstance(t.target, cst.Name)} & names_of(n.value)
+            for t in n.targets:
+                target = t.target
+                while isinstance(target, (cst.Attribute, cst.Subscript)):
+                    target = target.value
+                if isinstance(target, cst.Name) and target is not t.target:
+                    out.add(target.value)
+        elif isinstance(n, (cst.AugAssign, cst.Del)):
             target = n.target
             while isinstance(target, (cst.Attribute, cst.Subscript)):
                 target = target.value
@@ -143,8 +151,10 @@ def values_put_into(node, name: str) -> list:
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
                 and isinstance(n.func.value, cst.Name) and n.func.value.value == name:
             out += [a.value for a in n.args]
-        elif isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
-                                                and t.target.value.value == name for t in n.targets):
+        elif isinstance(n, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name
+                or isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+                and t.target.value.value == name for t in n.targets):
             out.append(n.value)
     return out
 

@@ -460,9 +460,10 @@ class Translator(Program):
     def _fold_inits(self, st, out: list, ev: Evaluator) -> list:
         """[(name, statement)] that made each name a value block `st` fills (`grads = []` before
         `for g, v in pairs: grads.append(...)`), taken out of `out`: they go into the steps with the block,
-        so each step starts from a new one. A name made otherwise, or read in between, is refused."""
+        so each step starts from a new one. A name made otherwise, or read in between, is refused; a graph
+        value is made in the steps already."""
         inits = []
-        for name in sorted(n for n in helpers.changed_names(st) if n in self.env):
+        for name in sorted(n for n in helpers.changed_names(st) if n in self.env and not self.env[n].graph):
             for value in helpers.values_put_into(st, name):
                 if _makes_objects(ev.value_of_original(value)):
                     self.refuse(f"`{name}` is filled in a loop with TensorFlow objects that are not values (rnn cells, "
