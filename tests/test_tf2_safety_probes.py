@@ -57,6 +57,8 @@ WHERE = {
     "variable_list_by_name_loop": ["\"head\" in v.name"],
     "grads_loop_append": ["capped = []", "for g, v in grads_and_vars:", "capped.append("],
     "l2_accumulate_loop": ["l2 = 0.0", "for v in tf.trainable_variables():", "l2 += tf.nn.l2_loss(v)"],
+    "grads_filled_by_index": ["capped = [None] * len(gvs)", "for i, (g, v) in enumerate(gvs):", "capped[i] = ("],
+    "gradients_of_a_slice": ["tf.gradients(loss, tvars[2:])"],
     "l2_rebind_loop": ["l2 = 0.0", "for v in tf.trainable_variables():", "l2 = l2 + tf.nn.l2_loss(v)"],
 }
 

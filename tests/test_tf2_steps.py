@@ -445,6 +445,30 @@ _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_ini
      "tvars = tf.trainable_variables()\nscales = [1.0, 2.0]\n"
      "train_op = opt.apply_gradients([(g * scales[tvars.index(v)], v) for g, v in gvs])\n",
      "tvars.index(v)", "by identity"),
+    ("picked = [v for v in tf.trainable_variables() if getattr(v, 'name').startswith('out')]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "getattr(v, 'name')", "is given a variable or tensor of a loop"),
+    ("picked = [v for v in tf.trainable_variables() if 'out' in str(v)]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "str(v)", "is given a variable or tensor of a loop"),
+    ("opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
+     "grad_of = {v: g for g, v in gvs}\n"
+     "train_op = opt.apply_gradients([(grad_of[v], v) for v in tf.trainable_variables()])\n",
+     "grad_of = {v: g", "used as a key"),
+    ("kept = set(tf.trainable_variables())\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=list(kept))\n",
+     "set(tf.trainable_variables())", "is given variables"),
+    ("opt = tf.train.GradientDescentOptimizer(0.1)\n"
+     "ordered = sorted(opt.compute_gradients(loss), key=lambda gv: gv[1].name)\n"
+     "train_op = opt.apply_gradients(ordered)\n",
+     "sorted(opt.compute_gradients(loss)", "is given variables"),
+    ("for v in tf.trainable_variables():\n    print(v.shape)\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n",
+     "print(v.shape)", "other names"),
+    ("def scope_of(var):\n    return var.name.split('/')[0]\n\n\ndef is_out(var):\n    return scope_of(var) == 'out'\n"
+     "\n\npicked = [v for v in tf.trainable_variables() if is_out(v)]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
+     "if is_out(v)", "is given a variable or tensor of a loop"),
 ])
 def test_an_item_read_as_tf1_gave_it_is_refused_at_its_line(body, fragment, reason):
     """Variables and tensors picked by TF 1.x names, graph ops or identity: TF 2 answers otherwise."""

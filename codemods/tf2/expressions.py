@@ -20,6 +20,7 @@ from codemods.tf2 import constructs, elements, flags, rnn, session
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor,
                                  TFSymbol, holds_tf)
 from codemods.tf2.helpers import name_counts, target_names
+from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
@@ -84,7 +85,7 @@ class CallSite:
             self.refuse(f"`{short(self.qname)}` with {what}: not mapped")
 
 
-class Evaluator(cst.CSTTransformer):
+class Evaluator(ItemChecks, cst.CSTTransformer):
     """Evaluates and rewrites one expression (or the expressions of one statement)."""
 
     def __init__(self, tr: "Translator", env: dict, target: Optional[str] = None):
@@ -153,7 +154,7 @@ class Evaluator(cst.CSTTransformer):
     def _comp_targets(self, for_in) -> set:
         out = set()
         while for_in is not None:
-            out |= {n.value for n in _names(for_in.target)}
+            out |= set(target_names(for_in.target))
             for_in = for_in.inner_for_in
         return out
 
@@ -162,19 +163,6 @@ class Evaluator(cst.CSTTransformer):
         self._loops.append(node.for_in)
         self.items.push(elements.comprehension_bindings(node.for_in))
         return True
-
-    def visit_For(self, node: cst.For) -> Optional[bool]:  # a loop read as one value statement
-        self.items.push({n: node.iter for n in target_names(node.target)})
-        return True
-
-    def leave_For(self, original, updated):
-        self._close_loop()
-        return updated
-
-    def _close_loop(self) -> None:
-        found = self.items.pop(self.value_of_original)
-        if found is not None:
-            self.tr.refuse(*found)
 
     visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
 
@@ -202,7 +190,11 @@ class Evaluator(cst.CSTTransformer):
     def _comprehension(self, original, updated):
         self._bound.pop()
         self._loops.pop()
-        self._close_loop()
+        loops, for_in = [], original.for_in
+        while for_in is not None:
+            loops.append((for_in.target, for_in.iter))
+            for_in = for_in.inner_for_in
+        self.close_loop(original, loops)
         made = rnn.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
@@ -242,7 +234,7 @@ class Evaluator(cst.CSTTransformer):
         base = self.value_of(updated.value)
         attr = original.attr.value
         if attr in elements.TF1_ONLY:
-            self._item_read(original.value, elements.attribute_reason(self.tr.code(original)))
+            self.item_read(original.value, elements.attribute_reason(self.tr.code(original)))
         if isinstance(base, TFSymbol):
             av = TFSymbol(f"{base.qname}.{attr}")
             return self._set(self._reference(original, updated, av), av)
@@ -251,27 +243,6 @@ class Evaluator(cst.CSTTransformer):
             return self._set(new, av)
         av, new = constructs.attribute(self, base, attr, updated)
         return self._set(new, av)
-
-    def _item_read(self, node: cst.CSTNode, reason: str) -> None:
-        """`node` read in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
-        line = self.tr.line_of(node)
-        if isinstance(self.value_of_original(node), (Element, StateRef)):
-            self.tr.refuse(reason, line)
-        if isinstance(node, cst.Name):
-            self.items.read(node.value, reason, line)
-
-    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
-        left = original.left
-        for target in original.comparisons:
-            right = target.comparator
-            if isinstance(target.operator, elements.IDENTITY_TESTS) and not _is_none(left) and not _is_none(right):
-                reason = elements.comparison_reason(self.tr.code(original))
-                for operand in (left, right):
-                    self._item_read(operand, reason)
-                    if holds_tf(self.value_of_original(operand)):
-                        self.tr.refuse(reason, self.tr.line_of(original))
-            left = right
-        return updated
 
     def _reference(self, original, updated, av: TFSymbol):
         """An uncalled TensorFlow symbol (`tf.nn.relu`, `tf.float32`) → its TF 2 spelling."""
@@ -293,7 +264,7 @@ class Evaluator(cst.CSTTransformer):
             av, new = session.run_call(CallSite(self, "*.run", updated, original))
             return self._set(new, av)
         func = self.value_of(updated.func)
-        self._check_item_calls(original, updated, func)
+        self.check_item_calls(original, updated, func)
         if isinstance(func, TFSymbol):
             site = CallSite(self, func.qname, updated, original)
             handler = constructs.CALLS.get(func.qname)
@@ -310,32 +281,6 @@ class Evaluator(cst.CSTTransformer):
         else:
             av, new = self._host_call(original, updated)
         return self._set(new, av)
-
-    def _check_item_calls(self, original: cst.Call, updated: cst.Call, func: AV) -> None:
-        """Variables given to a function that reads them as TF 1.x gave them (`is_head(v)`, `sorted(tvars,
-        key=lambda v: v.name)`), or found by identity (`tvars.index(v)`): refused (`elements`)."""
-        line = self.tr.line_of(original)
-        if isinstance(original.func, cst.Attribute) and original.func.attr.value in elements.IDENTITY_METHODS:
-            receiver = self.value_of_original(original.func.value)
-            if holds_tf(receiver) and not isinstance(receiver, TFSymbol):
-                self.tr.refuse(elements.comparison_reason(self.tr.code(original)), line)
-        if isinstance(func, Func):
-            reads = elements.param_reads(func.node)
-            names = [p.name.value for p in func.node.params.params]
-            for k, arg in enumerate(original.args):
-                param = arg.keyword.value if arg.keyword is not None else names[k] if k < len(names) else None
-                if param in reads:
-                    self._item_read(arg.value, reads[param])
-                    if holds_tf(self.value_of_original(arg.value)):
-                        self.tr.refuse(reads[param], line)
-        given = [self.value_of(a.value) for a in updated.args]
-        for arg, av in zip(updated.args, given):
-            found = self._fn_reads.get(id(arg.value))
-            if found is None and isinstance(av, Func):
-                reads = elements.param_reads(av.node)
-                found = (next(iter(reads.values())), line) if reads else None
-            if found is not None and any(holds_tf(other) for other in given if other is not av):
-                self.tr.refuse(*found)
 
     def _host_call(self, original: cst.Call, updated: cst.Call) -> tuple:
         args = [self.value_of(a.value) for a in updated.args]
@@ -436,20 +381,6 @@ class Evaluator(cst.CSTTransformer):
 
     def leave_Element(self, original, updated):
         return updated
-
-
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
 
 
 _shape = shp.of

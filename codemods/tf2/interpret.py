@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import builds, classes, helpers, runtime_feeds, session, steps
+from codemods.tf2 import builds, classes, helpers, item_uses, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
@@ -444,7 +444,8 @@ class Translator(Program):
                 self.refuse("state is created inside a loop or condition: not converted (TF 1.x created it "
                             "once per pass; a TF 2 step must not)")
             inits = self._fold_inits(st, out, ev)
-            defs = helpers.bound_names(st) | {n for n, _ in inits}
+            grown = {n for n in helpers.changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
+            defs = helpers.bound_names(st) | {n for n, _ in inits} | grown
             self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=_comments(st.leading_lines))],
                           defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls)
             for n in defs:
@@ -456,6 +457,11 @@ class Translator(Program):
             out.append(self.host_compound(st))
         finally:
             self.loop_depth -= loop
+
+    def tf_callable(self, func) -> bool:
+        """`func` (host code, not yet read) is TensorFlow's, or a method of a TensorFlow object or the session."""
+        return self.names.is_tf(func) or isinstance(self.env.get(_root_name(func)),
+                                                    (StateRef, Tensor, Input, Other, Op, Session))
 
     def _fold_inits(self, st, out: list, ev: Evaluator) -> list:
         """[(name, statement)] that made each name a value block `st` fills (`grads = []` before
@@ -485,6 +491,11 @@ class Translator(Program):
             av, it = ev.evaluate(st.iter)
             if av.graph:
                 self.refuse("a Python loop over a graph value at build time is not converted")
+            rebound = set(self.env)
+            items = item_uses.item_names(st.target, st.iter, ev.value_of_original, holds_tf, rebound)
+            misused = item_uses.misuse(st, items, self.tf_callable, rebound) if items else None
+            if misused is not None:
+                self.refuse(misused[1], self.line_of(misused[0]))
             self.bind(st.target, Element(av) if holds_tf(av) else HOST)
             st = st.with_changes(iter=it)
         elif isinstance(st, (cst.If, cst.While)):

@@ -409,7 +409,9 @@ def gradients(site: "CallSite"):
     ys, ys_av = site.arg(0, "ys")
     xs, xs_av = site.arg(1, "xs")
     loss = loss_name(site, ys, ys_av)
-    if not (isinstance(xs_av, Seq) or isinstance(xs, (cst.List, cst.Name)) and not isinstance(xs_av, StateRef)):
+    sliced = isinstance(xs, cst.Subscript) and any(isinstance(s.slice, cst.Slice) for s in xs.slice)
+    if not (isinstance(xs_av, Seq) or isinstance(xs, (cst.List, cst.Name, cst.ListComp)) and not isinstance(xs_av, StateRef)
+            or sliced):  # a list already: `[v for _, v in gvs]`, `tvars[2:]`
         xs = cst.List([cst.Element(xs)])  # TF 1.x returned a list for a single x too
     site.ev.grads.append(loss.value)
     site.ev.gradient_calls += 1

@@ -1,0 +1,144 @@
+"""What the Evaluator refuses of the items of loops over variables and tensors.
+
+A mixin of `expressions.Evaluator`: as the Evaluator reads a loop or comprehension (or a lambda,
+or a call), these methods refuse the reads TF 2 answers otherwise (`elements`: `v.name`,
+`v in head_vars`) and the uses of an item TF 2 may not keep (`item_uses`: `str(v)`, `{v: g}`,
+`sorted(tvars, key=...)`, a helper of the script that reads `v.name`), at the line of the use.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from codemods.tf2 import elements, item_uses
+from codemods.tf2.helpers import mentions_tf, target_names
+from codemods.tf2.model import AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol, holds_tf
+
+
+class ItemChecks:
+    """Refusals of loop items over TensorFlow objects, for `expressions.Evaluator` (which holds `items`,
+    `env`, `tr` and the abstract values of the nodes it has read)."""
+
+    def visit_For(self, node: cst.For) -> Optional[bool]:  # a loop read as one value statement
+        self.items.push({n: node.iter for n in target_names(node.target)})
+        return True
+
+    def leave_For(self, original, updated):
+        self.close_loop(original, [(original.target, original.iter)])
+        return updated
+
+    def close_loop(self, original, loops: list) -> None:
+        """Leaving a loop (its `(target, iterable)` pairs): refuse a read of an item over TensorFlow objects
+        that TF 2 answers otherwise (`elements`), or any use of one TF 2 may not keep (`item_uses`)."""
+        found = self.items.pop(self.value_of_original)
+        if found is not None:
+            self.tr.refuse(*found)
+        rebound = set(self.env)
+        names = set()
+        for target, iterable in loops:
+            names |= item_uses.item_names(target, iterable, self.value_of_original, holds_tf, rebound)
+        misused = item_uses.misuse(original, names, self.tf_callable, rebound, self.follow) if names else None
+        if misused is not None:
+            self.tr.refuse(misused[1], self.tr.line_of(misused[0]))
+
+    def tf_callable(self, func: cst.BaseExpression) -> bool:
+        """`func` is TensorFlow's, or a method of a TensorFlow object or state."""
+        av = self._original.get(id(func))
+        if isinstance(av, (TFSymbol, StateRef)) or isinstance(av, Other) and av.kind == "member" and \
+                isinstance(av.info.get("of"), (StateRef, Tensor, Input, Other)):
+            return True
+        return self.tr.tf_callable(func)
+
+    def follow(self, call: cst.Call, arg: cst.Arg, seen: frozenset = frozenset()):
+        """An item given to a function of the script that uses TensorFlow: its uses in the function's body
+        (None: all kept; a reason; False: not such a function)."""
+        av = self._original.get(id(call.func))
+        if av is None and isinstance(call.func, cst.Name):
+            av = self.env.get(call.func.value)
+        if not isinstance(av, Func) or av.node in seen or not mentions_tf(self.tr, av.node):
+            return False
+        params = [p.name.value for p in av.node.params.params]
+        k = next(i for i, a in enumerate(call.args) if a is arg)
+        param = arg.keyword.value if arg.keyword is not None else params[k] if k < len(params) and not arg.star else None
+        if param is None:
+            return False
+        found = item_uses.misuse(av.node.body, {param}, self.tf_callable, set(self.env),
+                                 lambda c, a: self.follow(c, a, seen | {av.node}))
+        return None if found is None else found[1]
+
+    def item_read(self, node: cst.CSTNode, reason: str) -> None:
+        """`node` read in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
+        line = self.tr.line_of(node)
+        av = self.value_of_original(node)
+        if isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind == "layer":  # `tvars[0]`: a layer's
+            self.tr.refuse(reason, line)
+        if isinstance(node, cst.Name):
+            self.items.read(node.value, reason, line)
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
+        left = original.left
+        for target in original.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, elements.IDENTITY_TESTS) and not is_none(left) and not is_none(right):
+                reason = elements.comparison_reason(self.tr.code(original))
+                for operand in (left, right):
+                    self.item_read(operand, reason)
+                    if holds_tf(self.value_of_original(operand)):
+                        self.tr.refuse(reason, self.tr.line_of(original))
+            left = right
+        return updated
+
+    def check_item_calls(self, original: cst.Call, updated: cst.Call, func: AV) -> None:
+        """Variables given to a function that reads them as TF 1.x gave them (`is_head(v)`, `sorted(tvars,
+        key=lambda v: v.name)`), or found by identity (`tvars.index(v)`): refused (`elements`)."""
+        line = self.tr.line_of(original)
+        if isinstance(original.func, cst.Attribute) and original.func.attr.value in elements.IDENTITY_METHODS:
+            receiver = self.value_of_original(original.func.value)
+            if holds_tf(receiver) and not isinstance(receiver, TFSymbol):
+                self.tr.refuse(elements.comparison_reason(self.tr.code(original)), line)
+        if isinstance(func, Func):
+            reads = elements.param_reads(func.node)
+            names = [p.name.value for p in func.node.params.params]
+            for k, arg in enumerate(original.args):
+                param = arg.keyword.value if arg.keyword is not None else names[k] if k < len(names) else None
+                if param in reads:  # a variable of the program is read by `constructs` in the body
+                    self.item_read(arg.value, reads[param])
+        host = not isinstance(func, (Func, Class)) or not mentions_tf(self.tr, func.node)  # read as plain Python
+        if host and not isinstance(func, (TFSymbol, StateRef)) and not self.tf_callable(original.func) and not (
+                isinstance(original.func, cst.Name) and original.func.value in item_uses.KEPT_CALLS):
+            ordering = isinstance(original.func, cst.Name) and original.func.value in item_uses.ORDERING \
+                and original.func.value not in self.env
+            for arg in original.args:
+                if ordering and holds_tf(self.value_of_original(arg.value)) or \
+                        any(_objects(self.value_of_original(n)) for n in walk_nodes(arg.value)):
+                    self.tr.refuse(f"`{self.tr.code(original)[:60]}` is given variables: tf1clip cannot follow what it "
+                                   "reads of them (TF 2's variables have other names, and no identity hash)", line)
+        given = [self.value_of(a.value) for a in updated.args]
+        for arg, av in zip(updated.args, given):
+            found = self._fn_reads.get(id(arg.value))
+            if found is None and isinstance(av, Func):
+                reads = elements.param_reads(av.node)
+                found = (next(iter(reads.values())), line) if reads else None
+            if found is not None and any(holds_tf(other) for other in given if other is not av):
+                self.tr.refuse(*found)
+
+
+def _objects(av: AV) -> bool:
+    """`av` is or holds variables (a layer stands for its own in a list of variables) or loop items over
+    them: TensorFlow objects whose names and identity TF 2 gives otherwise."""
+    if isinstance(av, (Seq, Mapping)):
+        return any(_objects(i) for i in av.items)
+    return isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind in ("variable", "layer")
+
+
+def walk_nodes(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

@@ -1,0 +1,196 @@
+"""Where an item of a loop over variables or tensors may go, and where it may not.
+
+`elements` refuses the reads TF 2 answers differently (`v.name`, `v in head_vars`). The ways to
+reach a variable's name or identity are many (`getattr(v, "name")`, `str(v)`,
+`"{0.name}".format(v)`, `sorted(..., key=by_name)`, `{v: g}`, `set(tvars)`, a helper of the
+script given `v`), so this module checks the other way round: each use of an item must be one of
+the few whose meaning TF 2 keeps, and anything else is refused.
+
+An item (`v` of `for g, v in grads_and_vars`, of a comprehension, of `tvars[i]`) may be
+- given to a TensorFlow function or to a method of a TensorFlow object (`tf.clip_by_norm(g, 5.0)`,
+  `opt.apply_gradients(...)`), or appended to a list;
+- put in a tuple or list, or taken apart (`pair[1]`), or bound to another name (then that name
+  is an item too);
+- given to `zip`, `enumerate`, `list`, `tuple`, `reversed`, `len`, `isinstance`, `id`;
+- used in arithmetic with tensors (`g * 2.0`), compared with `is` / `is not`;
+- read for `.dtype`, an IndexedSlices' `.values` / `.indices` / `.dense_shape`, `len(v.shape)`,
+  or assigned (`v.assign(...)`).
+Everything else (other attributes, other functions, keys of dicts and members of sets, formats,
+comparisons by value, truth tests) is refused with the line of the use. Never imports TensorFlow.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from codemods.tf2.elements import attribute_reason, comparison_reason
+from codemods.tf2.emit import code
+from codemods.tf2.helpers import MUTATORS, target_names
+
+STRUCTURAL = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "len", "isinstance", "id"})
+# host functions that may be given variables: structure, counting, and `sum` (arithmetic)
+KEPT_CALLS = STRUCTURAL | {"iter", "next", "range", "sum"}
+# host functions that order, hash, name or pick TensorFlow objects (by a key that may read their names)
+ORDERING = frozenset({"sorted", "max", "min", "map", "filter", "set", "frozenset", "str", "repr", "getattr",
+                      "hasattr", "hash", "format"})
+KEPT_ATTRIBUTES = frozenset({"dtype", "values", "indices", "dense_shape", "assign", "assign_add", "assign_sub"})
+STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def item_names(target, iterable, value_of: Callable, holds_tf: Callable, rebound: set) -> set:
+    """The names of a loop's `target` bound to TensorFlow objects of `iterable`: all of them over a
+    list of variables or tensors; the item of `enumerate(tvars)`, not its index; per argument of
+    `zip(...)`."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value not in rebound \
+            and isinstance(target, (cst.Tuple, cst.List)) and not any(a.star or a.keyword for a in iterable.args):
+        parts = [e.value for e in target.elements]
+        if iterable.func.value == "enumerate" and len(parts) == 2 and len(iterable.args) == 1:
+            return item_names(parts[1], iterable.args[0].value, value_of, holds_tf, rebound)
+        if iterable.func.value == "zip" and len(parts) == len(iterable.args):
+            return {n for part, arg in zip(parts, iterable.args)
+                    for n in item_names(part, arg.value, value_of, holds_tf, rebound)}
+    return set(target_names(target)) if holds_tf(value_of(iterable)) else set()
+
+
+def misuse(scope: cst.CSTNode, names: set, tf_callable: Callable[[cst.BaseExpression], bool],
+           rebound: set, follow: Optional[Callable] = None) -> Optional[tuple]:
+    """(node, reason) of the first use under `scope` of a name in `names` (items of a loop over
+    TensorFlow objects) that is not one TF 2 keeps the meaning of; None if every use is.
+    `tf_callable(func)` says whether a call's function is TensorFlow's (or a TensorFlow object's
+    method); `rebound` holds the builtin names the script binds to something else; `follow(call,
+    arg)` checks an item given to a function of the script in its body: None if every use there is
+    kept, else the reason (False: not a function it can follow)."""
+    parents, skip = _parents(scope)
+    ctx = (parents, tf_callable, rebound, follow)
+    names = set(names)
+    while True:  # names bound to an item are items too (`g, v = pair`)
+        aliases = set()
+        for node in _uses(scope, names, skip):
+            found = _context(node, ctx)
+            if isinstance(found, str):
+                return node, found
+            if isinstance(found, set):
+                aliases |= found
+        if aliases <= names:
+            return None
+        names |= aliases
+
+
+def _parents(scope) -> tuple:
+    parents, skip, stack = {}, set(), [scope]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            parents[id(child)] = node
+            stack.append(child)
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+        elif isinstance(node, cst.Param):
+            skip.add(id(node.name))
+        elif isinstance(node, (cst.CompFor, cst.For)):
+            skip |= {id(n) for n in _name_nodes(node.target)}
+        elif isinstance(node, cst.AssignTarget):
+            skip |= {id(n) for n in _name_nodes(node.target)}
+    return parents, skip
+
+
+def _name_nodes(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _name_nodes(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _name_nodes(target.value)
+    return []
+
+
+def _uses(scope, names: set, skip: set) -> list:
+    out, stack = [], [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value in names and id(node) not in skip:
+            out.append(node)
+        stack.extend(node.children)
+    return out
+
+
+def _context(node, ctx: tuple):
+    """None: a kept use; a set: the use binds these names to the item; a string: why it is refused."""
+    parents = ctx[0]
+    parent = parents.get(id(node))
+    what = code(node).strip()
+    if parent is None or isinstance(parent, (cst.Expr, cst.AugAssign, cst.CompFor, cst.For)):
+        return None  # the statement itself, arithmetic into a sum, or a loop over its parts
+    if isinstance(parent, cst.Arg):
+        return _argument(parents[id(parent)], parent, what, ctx)
+    if isinstance(parent, (cst.Element, cst.StarredElement)):
+        container = parents[id(parent)]
+        if isinstance(container, cst.Set):
+            return f"`{what}` in a set: TF 1.x hashed variables and tensors by identity, TF 2's cannot be hashed"
+        return _context(container, ctx)
+    if isinstance(parent, cst.Subscript):
+        return _context(parent, ctx)  # `pair[1]`: a part of the item
+    if isinstance(parent, cst.Index):
+        return f"`{what}` used as a key: TF 1.x hashed variables and tensors by identity, TF 2's cannot be hashed"
+    if isinstance(parent, cst.Attribute):
+        return _attribute(parent, ctx)
+    if isinstance(parent, cst.ComparisonTarget):
+        parent = parents[id(parent)]
+    if isinstance(parent, cst.Comparison):
+        if all(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in parent.comparisons):
+            return None
+        return comparison_reason(code(parent).strip())
+    if isinstance(parent, cst.BinaryOperation):
+        other = parent.right if node is parent.left else parent.left
+        if isinstance(other, STRINGS):
+            return f"`{code(parent).strip()}` formats a variable or tensor: TF 2's prints another name"
+        return None
+    if isinstance(parent, cst.UnaryOperation) and not isinstance(parent.operator, cst.Not):
+        return None
+    if isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and node is parent.elt:
+        return _context(parent, ctx)
+    if isinstance(parent, cst.DictComp) and node is parent.value or isinstance(parent, cst.DictElement) \
+            and node is parent.value:
+        return _context(parent if isinstance(parent, cst.DictComp) else parents[id(parent)], ctx)
+    if isinstance(parent, (cst.DictComp, cst.DictElement, cst.SetComp)):
+        return f"`{what}` used as a key: TF 1.x hashed variables and tensors by identity, TF 2's cannot be hashed"
+    if isinstance(parent, cst.IfExp) and node is not parent.test:
+        return _context(parent, ctx)
+    if isinstance(parent, cst.Assign) and node is parent.value:
+        return {n for t in parent.targets for n in target_names(t.target)}
+    return (f"`{code(parent).strip()[:60]}` uses a variable or tensor of a loop in a way TF 2 may answer "
+            "otherwise (its truth, a return, a format): not converted")
+
+
+def _argument(call: cst.Call, arg: cst.Arg, what: str, ctx: tuple):
+    _, tf_callable, rebound, follow = ctx
+    func = call.func
+    if tf_callable(func):
+        return None
+    if isinstance(func, cst.Name) and func.value in STRUCTURAL and func.value not in rebound:
+        if func.value in ("len", "isinstance", "id"):
+            return None
+        return _context(call, ctx)  # its items are the item's: where do they go
+    if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
+        return None  # put into a list the loop fills
+    verdict = follow(call, arg) if follow is not None else False
+    if verdict is not False:
+        return verdict  # a function of the script, read through
+    return (f"`{code(call).strip()[:60]}` is given a variable or tensor of a loop: tf1clip cannot follow what it "
+            f"reads of it (TF 2's variables have other names, and no identity hash)")
+
+
+def _attribute(attribute: cst.Attribute, ctx: tuple):
+    parents = ctx[0]
+    attr = attribute.attr.value
+    if attr in KEPT_ATTRIBUTES:
+        return None
+    if attr == "shape":
+        arg = parents.get(id(attribute))
+        call = parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len":
+            return None
+    return attribute_reason(code(attribute).strip())
