@@ -469,6 +469,28 @@ _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_ini
      "\n\npicked = [v for v in tf.trainable_variables() if is_out(v)]\n"
      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
      "if is_out(v)", "is given a variable or tensor of a loop"),
+    ("kernels = [v for v in tf.trainable_variables() if len(v.shape) == 2]\nfirst = kernels[0]\n"
+     "rate = 0.2 if 'out' in first.name else 0.1\n"
+     "train_op = tf.train.GradientDescentOptimizer(rate).minimize(loss)\n",
+     "first.name", "other names"),
+    ("opt = tf.train.GradientDescentOptimizer(0.1)\ngrads, tvs = zip(*opt.compute_gradients(loss))\n"
+     "print(tvs[-1].name)\ntrain_op = opt.apply_gradients(zip(grads, tvs))\n",
+     "tvs[-1].name", "other names"),
+    ("decayed = [v for v in tf.trainable_variables() if isinstance(v, tf.Variable)]\n"
+     "loss2 = loss + 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in decayed])\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss2)\n",
+     "isinstance(v, tf.Variable)", "not `tf.Variable`"),
+    ("decayed = [v for v in tf.trainable_variables() if v.dtype == tf.float32]\n"
+     "loss2 = loss + 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in decayed])\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss2)\n",
+     "v.dtype == tf.float32", "other names"),
+    ("NORMS = []\n\n\ndef clip(g):\n    NORMS.append(tf.norm(g))\n    return tf.clip_by_norm(g, 1.0)\n\n\n"
+     "opt = tf.train.GradientDescentOptimizer(0.1)\n"
+     "train_op = opt.apply_gradients([(clip(g), v) for g, v in opt.compute_gradients(loss)])\n",
+     "(clip(g), v)", "a global of the script"),
+    ("l2 = 0.0\nfor v in tf.trainable_variables():\n    print('decaying one more')\n    l2 += tf.nn.l2_loss(v)\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss + 0.01 * l2)\n",
+     "for v in tf.trainable_variables():", "prints while the graph is built"),
 ])
 def test_an_item_read_as_tf1_gave_it_is_refused_at_its_line(body, fragment, reason):
     """Variables and tensors picked by TF 1.x names, graph ops or identity: TF 2 answers otherwise."""

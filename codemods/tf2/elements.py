@@ -21,7 +21,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from codemods.tf2.helpers import target_names
-from codemods.tf2.model import AV, Element, holds_tf
+from codemods.tf2.model import AV, Element, exact_names, holds_tf
 
 # attributes of a tensor or variable whose TF 2 answer differs from TF 1.x's
 TF1_ONLY = frozenset({"name", "op", "graph", "device", "get_shape"})
@@ -80,11 +80,11 @@ class Items:
     def push(self, bindings: dict) -> None:
         self._frames.append((bindings, []))
 
-    def read(self, name: str, reason: str, line: int) -> bool:
+    def read(self, name: str, reason: str, line: int, attr: str = "") -> bool:
         """Remember `reason` (at `line`) for the innermost loop binding `name`; False if none binds it."""
         for bindings, reads in reversed(self._frames):
             if name in bindings:
-                reads.append((name, reason, line))
+                reads.append((name, reason, line, attr))
                 return True
         return False
 
@@ -93,10 +93,12 @@ class Items:
         return self._frames.pop()[1]
 
     def pop(self, value_of: Callable[[cst.CSTNode], AV]) -> Optional[tuple]:
-        """Close the innermost loop: the first (reason, line) whose item ranges over TensorFlow objects."""
+        """Close the innermost loop: the first (reason, line) whose item ranges over TensorFlow objects (a
+        `.name` is kept over variables written under TF 1.x's names)."""
         bindings, reads = self._frames.pop()
-        for name, reason, line in reads:
-            if holds_tf(value_of(bindings[name])):
+        for name, reason, line, attr in reads:
+            over = value_of(bindings[name])
+            if holds_tf(over) and not (attr == "name" and exact_names(over)):
                 return reason, line
         return None
 

@@ -194,11 +194,16 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         while for_in is not None:
             loops.append((for_in.target, for_in.iter))
             for_in = for_in.inner_for_in
-        self.close_loop(original, loops)
+        items = self.close_loop(original, loops)
         made = rnn.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
-        return self._set(updated, Tensor(single=False) if self._any_graph(updated) else HOST)
+        if self._any_graph(updated):
+            return self._set(updated, Tensor(single=False))
+        elt = original.value if isinstance(original, cst.DictComp) else original.elt
+        if _holds_items(elt, items):  # `[v for v in tvars if ...]`: the items themselves, still variables
+            return self._set(updated, Element(self.value_of_original(loops[0][1])))
+        return self._set(updated, HOST)
 
     leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _comprehension
 
@@ -234,7 +239,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         base = self.value_of(updated.value)
         attr = original.attr.value
         if attr in elements.TF1_ONLY:
-            self.item_read(original.value, elements.attribute_reason(self.tr.code(original)))
+            self.item_read(original.value, elements.attribute_reason(self.tr.code(original)), attr)
         if isinstance(base, TFSymbol):
             av = TFSymbol(f"{base.qname}.{attr}")
             return self._set(self._reference(original, updated, av), av)
@@ -284,6 +289,9 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
     def _host_call(self, original: cst.Call, updated: cst.Call) -> tuple:
         args = [self.value_of(a.value) for a in updated.args]
+        name = original.func.value if isinstance(original.func, cst.Name) else None
+        if name == "sum" and "sum" not in self.env and any(holds_tf(a) and not a.graph for a in args):
+            return Element(args[0]), updated  # `sum([body_vars, head_vars], [])`: still variables
         if not any(a.graph for a in args):
             return HOST, updated
         name = original.func.value if isinstance(original.func, cst.Name) else None
@@ -384,6 +392,15 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
 
 _shape = shp.of
+
+
+def _holds_items(node: cst.CSTNode, items: set) -> bool:
+    """`node` is one of `items` (a loop's items), a part of one (`pair[1]`), or a tuple or list holding one."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return any(_holds_items(e.value, items) for e in node.elements)
+    return isinstance(node, cst.Name) and node.value in items
 
 
 def _operand_shape(av: AV, node) -> Optional[list]:

@@ -41,6 +41,11 @@ def _walk(node):
         stack.extend(reversed(n.children))
 
 
+def walk_nodes(node):
+    """Every node under `node`, itself first."""
+    return _walk(node)
+
+
 def names_of(node) -> set:
     """Every name of the scope used under `node` (attribute members and keywords are not names)."""
     return set(name_counts(node))

@@ -226,7 +226,7 @@ class Translator(Program):
             grads, loss, variables = ev.zip_idiom
             value = emit.expr("tape.gradient({loss}, {v})", loss=loss, v=variables)
             small = small.with_changes(targets=[cst.AssignTarget(cst.Name(grads))])
-            self.env[target_names(target)[1]] = Seq([], "list")
+            self.env[target_names(target)[1]] = Seq([], "variables")  # the variables, in TF 1.x's order
             target = cst.Name(grads)
             av = Tensor(single=False)
         self.place(st, small.with_changes(value=value), target, av, ev, out)
@@ -443,6 +443,10 @@ class Translator(Program):
             if self.pending:
                 self.refuse("state is created inside a loop or condition: not converted (TF 1.x created it "
                             "once per pass; a TF 2 step must not)")
+            if any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "print"
+                   and "print" not in self.env for n in helpers.walk_nodes(st)):
+                self.refuse("a loop over graph values prints while the graph is built: in TF 2 it would print when "
+                            "each step is traced (not converted)")
             inits = self._fold_inits(st, out, ev)
             grown = {n for n in helpers.changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
             defs = helpers.bound_names(st) | {n for n, _ in inits} | grown

@@ -12,8 +12,9 @@ from typing import Optional
 import libcst as cst
 
 from codemods.tf2 import elements, item_uses
-from codemods.tf2.helpers import mentions_tf, target_names
-from codemods.tf2.model import AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol, holds_tf
+from codemods.tf2.helpers import changed_names, function_locals, mentions_tf, name_counts, target_names
+from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol,
+                                 exact_names, holds_tf)
 
 
 class ItemChecks:
@@ -28,9 +29,10 @@ class ItemChecks:
         self.close_loop(original, [(original.target, original.iter)])
         return updated
 
-    def close_loop(self, original, loops: list) -> None:
+    def close_loop(self, original, loops: list) -> set:
         """Leaving a loop (its `(target, iterable)` pairs): refuse a read of an item over TensorFlow objects
-        that TF 2 answers otherwise (`elements`), or any use of one TF 2 may not keep (`item_uses`)."""
+        that TF 2 answers otherwise (`elements`), or any use of one TF 2 may not keep (`item_uses`).
+        Returns the names of its items."""
         found = self.items.pop(self.value_of_original)
         if found is not None:
             self.tr.refuse(*found)
@@ -38,9 +40,25 @@ class ItemChecks:
         names = set()
         for target, iterable in loops:
             names |= item_uses.item_names(target, iterable, self.value_of_original, holds_tf, rebound)
-        misused = item_uses.misuse(original, names, self.tf_callable, rebound, self.follow) if names else None
+        exact = all(exact_names(self.value_of_original(iterable)) for _, iterable in loops)
+        misused = item_uses.misuse(original, names, self.tf_callable, rebound, self.follow,
+                                   exact_names=exact) if names else None
         if misused is not None:
             self.tr.refuse(misused[1], self.tr.line_of(misused[0]))
+        return names
+
+    def _given(self, node: cst.CSTNode):
+        """The nodes whose values `node` hands on as they are: itself, and the parts of the tuples, lists, dicts,
+        operations and pass-through calls (`list(...)`, `zip(...)`) it is made of; not what a call of anything
+        else, a comprehension or a lambda makes of its own parts (their values say what they give)."""
+        yield node
+        passing = isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value in item_uses.PASS_THROUGH and node.func.value not in self.env
+        if isinstance(node, cst.Call) and not passing or isinstance(
+                node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Lambda)):
+            return
+        for child in node.children:
+            yield from self._given(child)
 
     def tf_callable(self, func: cst.BaseExpression) -> bool:
         """`func` is TensorFlow's, or a method of a TensorFlow object or state."""
@@ -64,17 +82,18 @@ class ItemChecks:
         if param is None:
             return False
         found = item_uses.misuse(av.node.body, {param}, self.tf_callable, set(self.env),
-                                 lambda c, a: self.follow(c, a, seen | {av.node}))
+                                 lambda c, a: self.follow(c, a, seen | {av.node}), function_locals(av.node))
         return None if found is None else found[1]
 
-    def item_read(self, node: cst.CSTNode, reason: str) -> None:
-        """`node` read in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
+    def item_read(self, node: cst.CSTNode, reason: str, attr: str = "") -> None:
+        """`node` read (for `attr`) in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
         line = self.tr.line_of(node)
         av = self.value_of_original(node)
-        if isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind == "layer":  # `tvars[0]`: a layer's
-            self.tr.refuse(reason, line)
+        exact = attr == "name" and exact_names(av)
+        if isinstance(av, Element) and not exact or isinstance(av, StateRef) and av.state.kind == "layer":
+            self.tr.refuse(reason, line)  # `tvars[0]` of layers: one of a layer's variables
         if isinstance(node, cst.Name):
-            self.items.read(node.value, reason, line)
+            self.items.read(node.value, reason, line, attr)
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
         left = original.left
@@ -98,6 +117,12 @@ class ItemChecks:
             if holds_tf(receiver) and not isinstance(receiver, TFSymbol):
                 self.tr.refuse(elements.comparison_reason(self.tr.code(original)), line)
         if isinstance(func, Func):
+            changed = sorted(changed_names(func.node.body) - function_locals(func.node))
+            looped = any(name_counts(a.value).keys() & set().union(*self._bound) for a in original.args) \
+                if self._bound else False
+            if changed and (looped or any(holds_tf(self.value_of_original(a.value)) for a in original.args)):
+                self.tr.refuse(f"`{self.tr.code(original)[:60]}` changes `{changed[0]}`, a global of the script, while "
+                               "the graph is built: in TF 2 it would change it when a step is traced", line)
             reads = elements.param_reads(func.node)
             names = [p.name.value for p in func.node.params.params]
             for k, arg in enumerate(original.args):
@@ -111,7 +136,7 @@ class ItemChecks:
                 and original.func.value not in self.env
             for arg in original.args:
                 if ordering and holds_tf(self.value_of_original(arg.value)) or \
-                        any(_objects(self.value_of_original(n)) for n in walk_nodes(arg.value)):
+                        any(_objects(self.value_of_original(n)) for n in self._given(arg.value)):
                     self.tr.refuse(f"`{self.tr.code(original)[:60]}` is given variables: tf1clip cannot follow what it "
                                    "reads of them (TF 2's variables have other names, and no identity hash)", line)
         given = [self.value_of(a.value) for a in updated.args]
@@ -128,16 +153,8 @@ def _objects(av: AV) -> bool:
     """`av` is or holds variables (a layer stands for its own in a list of variables) or loop items over
     them: TensorFlow objects whose names and identity TF 2 gives otherwise."""
     if isinstance(av, (Seq, Mapping)):
-        return any(_objects(i) for i in av.items)
+        return any(_objects(i) for i in av.items) or getattr(av, "kind", None) == "variables"
     return isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind in ("variable", "layer")
-
-
-def walk_nodes(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def is_none(node: cst.CSTNode) -> bool:

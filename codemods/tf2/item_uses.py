@@ -12,9 +12,11 @@ An item (`v` of `for g, v in grads_and_vars`, of a comprehension, of `tvars[i]`)
 - put in a tuple or list, or taken apart (`pair[1]`), or bound to another name (then that name
   is an item too);
 - given to `zip`, `enumerate`, `list`, `tuple`, `reversed`, `len`, `isinstance`, `id`;
-- used in arithmetic with tensors (`g * 2.0`), compared with `is` / `is not`;
-- read for `.dtype`, an IndexedSlices' `.values` / `.indices` / `.dense_shape`, `len(v.shape)`,
-  or assigned (`v.assign(...)`).
+- used in arithmetic with tensors (`g * 2.0`), compared with `is` / `is not`, tested with
+  `isinstance` against anything but a variable or tensor class (TF 2's Keras variables are not
+  `tf.Variable`);
+- read for an IndexedSlices' `.values` / `.indices` / `.dense_shape`, `len(v.shape)`, or assigned
+  (`v.assign(...)`); not `.dtype` (`float32_ref` in TF 1.x, the string 'float32' in TF 2).
 Everything else (other attributes, other functions, keys of dicts and members of sets, formats,
 comparisons by value, truth tests) is refused with the line of the use. Never imports TensorFlow.
 """
@@ -31,10 +33,13 @@ from codemods.tf2.helpers import MUTATORS, target_names
 STRUCTURAL = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "len", "isinstance", "id"})
 # host functions that may be given variables: structure, counting, and `sum` (arithmetic)
 KEPT_CALLS = STRUCTURAL | {"iter", "next", "range", "sum"}
+# those whose result holds what they were given
+PASS_THROUGH = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "iter", "next", "sum"})
 # host functions that order, hash, name or pick TensorFlow objects (by a key that may read their names)
 ORDERING = frozenset({"sorted", "max", "min", "map", "filter", "set", "frozenset", "str", "repr", "getattr",
                       "hasattr", "hash", "format"})
-KEPT_ATTRIBUTES = frozenset({"dtype", "values", "indices", "dense_shape", "assign", "assign_add", "assign_sub"})
+# (not `dtype`: TF 1.x's variables have `float32_ref`, TF 2's Keras variables the string 'float32')
+KEPT_ATTRIBUTES = frozenset({"values", "indices", "dense_shape", "assign", "assign_add", "assign_sub"})
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
@@ -54,15 +59,18 @@ def item_names(target, iterable, value_of: Callable, holds_tf: Callable, rebound
 
 
 def misuse(scope: cst.CSTNode, names: set, tf_callable: Callable[[cst.BaseExpression], bool],
-           rebound: set, follow: Optional[Callable] = None) -> Optional[tuple]:
+           rebound: set, follow: Optional[Callable] = None, local: Optional[set] = None,
+           exact_names: bool = False) -> Optional[tuple]:
     """(node, reason) of the first use under `scope` of a name in `names` (items of a loop over
     TensorFlow objects) that is not one TF 2 keeps the meaning of; None if every use is.
     `tf_callable(func)` says whether a call's function is TensorFlow's (or a TensorFlow object's
     method); `rebound` holds the builtin names the script binds to something else; `follow(call,
     arg)` checks an item given to a function of the script in its body: None if every use there is
-    kept, else the reason (False: not a function it can follow)."""
+    kept, else the reason (False: not a function it can follow). In a function's body, `local` holds its
+    local names: a list it fills must be one of them (a global one would fill at each trace).
+    `exact_names`: the items are variables written under TF 1.x's names, whose `.name` TF 2 keeps."""
     parents, skip = _parents(scope)
-    ctx = (parents, tf_callable, rebound, follow)
+    ctx = (parents, tf_callable, rebound, follow, local, exact_names)
     names = set(names)
     while True:  # names bound to an item are items too (`g, v = pair`)
         aliases = set()
@@ -166,15 +174,22 @@ def _context(node, ctx: tuple):
 
 
 def _argument(call: cst.Call, arg: cst.Arg, what: str, ctx: tuple):
-    _, tf_callable, rebound, follow = ctx
+    _, tf_callable, rebound, follow, local, _ = ctx
     func = call.func
     if tf_callable(func):
         return None
     if isinstance(func, cst.Name) and func.value in STRUCTURAL and func.value not in rebound:
+        if func.value == "isinstance" and len(call.args) > 1 and any(
+                kind in code(call.args[1].value) for kind in ("Variable", "Tensor")):
+            return f"`{code(call).strip()}`: TF 2's Keras variables are not `tf.Variable` (nor tensors)"
         if func.value in ("len", "isinstance", "id"):
             return None
         return _context(call, ctx)  # its items are the item's: where do they go
     if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
+        receiver = func.value.value if isinstance(func.value, cst.Name) else None
+        if local is not None and receiver not in local:
+            return (f"`{code(call).strip()[:60]}` fills a list of the script from a function: in TF 2 it would "
+                    "fill when a step is traced, not when the graph is built")
         return None  # put into a list the loop fills
     verdict = follow(call, arg) if follow is not None else False
     if verdict is not False:
@@ -186,7 +201,7 @@ def _argument(call: cst.Call, arg: cst.Arg, what: str, ctx: tuple):
 def _attribute(attribute: cst.Attribute, ctx: tuple):
     parents = ctx[0]
     attr = attribute.attr.value
-    if attr in KEPT_ATTRIBUTES:
+    if attr in KEPT_ATTRIBUTES or attr == "name" and ctx[5]:
         return None
     if attr == "shape":
         arg = parents.get(id(attribute))

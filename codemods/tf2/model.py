@@ -133,7 +133,7 @@ class Seq(AV):
     """A Python list or tuple; of variables only, it is a host object (the variables themselves)."""
 
     items: list
-    kind: str = "list"  # list | tuple
+    kind: str = "list"  # list | tuple | variables (the zip idiom's `variables` of `grads, variables = zip(*...)`)
     fields: tuple = ()  # a namedtuple's field names (an LSTM state's `c`, `h`), read as attributes
 
     @property
@@ -211,11 +211,22 @@ class Element(AV):
     of: AV
 
 
+def exact_names(av: AV) -> bool:
+    """`av` holds only variables the TF2 tier writes under TF 1.x's own names (`tf.get_variable`, a named
+    `tf.Variable`): TF 2 gives their `.name` as TF 1.x did (`"generator/out/b:0"`)."""
+    if isinstance(av, Element):
+        return exact_names(av.of)
+    if isinstance(av, Seq) and av.kind != "variables":
+        return bool(av.items) and all(isinstance(i, StateRef) and i.state.kind == "variable"
+                                      and i.state.info.get("named") for i in av.items)
+    return False
+
+
 def holds_tf(av: AV) -> bool:
     """`av` is or holds TensorFlow objects (tensors, variables, layers, ops): iterating over it gives
     them, and comparing it compares them."""
     if isinstance(av, (Seq, Mapping)):
-        return any(holds_tf(i) for i in av.items)
+        return any(holds_tf(i) for i in av.items) or getattr(av, "kind", None) == "variables"
     if isinstance(av, Other):  # shapes and dtypes compare by value in TF 1.x too
         return av.kind not in ("shape", "dtype")
     return not isinstance(av, (Host, Func, Class, TFSymbol, Scope, Session, Instance))

@@ -92,6 +92,7 @@ def variable(site: "CallSite"):
                                        for a in node.args])
     state = State("variable", name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
     state.info["vars"] = [(tf1, cst.Name(name))]
+    state.info["named"] = given is not None  # written with TF 1.x's name: its `.name` is TF 1.x's
     ref = tr.add_state(state, [emit.assign(name, node)])
     return ref, cst.Name(name)
 
@@ -147,7 +148,7 @@ def get_variable(site: "CallSite"):
     name = _python_name(site, given)
     dims = shp.from_literal(shape) if shape is not None else shp.of(init_av)
     state = State("variable", name, full, tr.line, trainable=not _is_false(trainable), single=True, shape=dims,
-                  info={"get": True, "vars": [(full, cst.Name(name))]})
+                  info={"get": True, "vars": [(full, cst.Name(name))], "named": True})
     statement = emit.with_comment(emit.assign(name, node), why)
     tr.note(f"tf.get_variable(\"{full}\") → tf.Variable with the same initializer, created here once")
     return tr.add_state(state, [statement]), cst.Name(name)
