@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import builds, classes, helpers, item_uses, runtime_feeds, session, steps
+from codemods.tf2 import builds, classes, helpers, item_uses, loop_fills, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
@@ -447,7 +447,7 @@ class Translator(Program):
                    and "print" not in self.env for n in helpers.walk_nodes(st)):
                 self.refuse("a loop over graph values prints while the graph is built: in TF 2 it would print when "
                             "each step is traced (not converted)")
-            inits = self._fold_inits(st, out, ev)
+            inits = loop_fills.fold_inits(self, st, out, ev)
             grown = {n for n in helpers.changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
             defs = helpers.bound_names(st) | {n for n, _ in inits} | grown
             self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=_comments(st.leading_lines))],
@@ -466,27 +466,6 @@ class Translator(Program):
         """`func` (host code, not yet read) is TensorFlow's, or a method of a TensorFlow object or the session."""
         return self.names.is_tf(func) or isinstance(self.env.get(_root_name(func)),
                                                     (StateRef, Tensor, Input, Other, Op, Session))
-
-    def _fold_inits(self, st, out: list, ev: Evaluator) -> list:
-        """[(name, statement)] that made each name a value block `st` fills (`grads = []` before
-        `for g, v in pairs: grads.append(...)`), taken out of `out`: they go into the steps with the block,
-        so each step starts from a new one. A name made otherwise, or read in between, is refused; a graph
-        value is made in the steps already."""
-        inits = []
-        for name in sorted(n for n in helpers.changed_names(st) if n in self.env and not self.env[n].graph):
-            for value in helpers.values_put_into(st, name):
-                if _makes_objects(ev.value_of_original(value)):
-                    self.refuse(f"`{name}` is filled in a loop with TensorFlow objects that are not values (rnn cells, "
-                                "layers): not converted")
-            made = self.fresh.get(name)
-            at = [i for i, s in enumerate(out) if made is not None and made[0] is out and getattr(s, "body", None) is made[1]]
-            if not at:
-                self.refuse(f"this block changes `{name}`, made before it, while the graph is built: in a step it "
-                            f"would change the one `{name}` again at every trace (not converted)")
-            init = out.pop(at[0])
-            inits.append((name, init.with_changes(leading_lines=_comments(init.leading_lines))))
-            self.folded.pop(name, None)
-        return inits
 
     def host_compound(self, st):
         """`st` with its headers evaluated as host code and its blocks walked."""
@@ -575,15 +554,6 @@ def is_graph_statement(av: AV, ev: Evaluator, tr: Translator) -> bool:
     if _only_state(av):
         return False
     return av.graph or bool(ev.uses & tr.graph_names()) or bool(ev.grads)
-
-
-def _makes_objects(av: AV) -> bool:
-    """`av` holds a TensorFlow object other than a value or a variable (a cell, a layer, an optimizer)."""
-    if isinstance(av, (Seq, Mapping)):
-        return any(_makes_objects(i) for i in av.items)
-    if isinstance(av, StateRef):
-        return av.state.kind != "variable"
-    return isinstance(av, Other)
 
 
 def _only_state(av: AV) -> bool:
