@@ -35,11 +35,20 @@ def test_no_dropout_makes_tf1_and_tf2_dropout_the_identity(tmp_path):
     assert np.allclose([r["loss_new"] for r in rows], expected, rtol=1e-6, atol=0)
 
 
-def test_without_no_dropout_the_different_random_streams_fail(tmp_path):
-    proc = run_tf1clip("parity", *PAIR, cwd=tmp_path)
+def test_seeded_alike_the_different_random_streams_fail_and_keyed_dropout_passes(tmp_path):
+    """TF 1.x and TF 2 draw different streams from the same seeds (--same-seeds fails at step 1);
+    the default for a TF 2 NEW keys each mask by what the dropout is, and the pair passes."""
+    proc = run_tf1clip("parity", *PAIR, "--same-seeds", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "randomness: same seeds on both sides" in proc.stdout
     assert "step 1 leaves tolerance" in proc.stdout
+    report = tmp_path / "report.json"
+    proc = run_tf1clip("parity", *PAIR, "--json", report, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "randomness: TF 1.x against TF 2, dropout keyed" in proc.stdout
+    rows = json.loads(report.read_text())["optimizers"][0]["rows"]
+    assert all(r["loss_abs"] == 0 for r in rows), rows
+    assert not np.allclose([r["loss_old"] for r in rows], _hand_losses(4), rtol=1e-3)  # dropout did drop
 
 
 def test_no_dropout_makes_a_tf_data_shuffle_the_identity_against_its_tf2_translation(tmp_path):
@@ -64,7 +73,33 @@ def test_no_dropout_makes_a_tf_data_shuffle_the_identity_against_its_tf2_transla
     data_x = np.linspace(-1.0, 1.0, 96, dtype=np.float32).reshape(32, 3)
     first = (data_x[:8].sum(axis=1) * 2.0 + 1.0) ** 2
     assert np.isclose(rows[0]["loss_old"], first.mean(), rtol=1e-6)
-    proc = run_tf1clip("parity", old, new, cwd=tmp_path)
+    proc = run_tf1clip("parity", old, new, "--same-seeds", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # other seeds, other orders
+
+
+def test_keyed_policy_draws_the_same_shuffle_on_both_sides_and_sees_another_buffer_size(tmp_path):
+    """With no flags (TF 1.x against TF 2), a shuffle without a seed gets the op seed of its
+    creation order on both sides: the same order, really shuffled; a buffer of 4 instead of 32 fails."""
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent))
+    from codemods.tf2 import convert
+
+    old = FIXTURES / "parity" / "shuffle_tf1.py"
+    text = convert(old.read_text(), old.name).text
+    assert text.count(".shuffle(32)") == 1, text
+    new = tmp_path / "shuffle_tf2.py"
+    new.write_text(text)
+    report = tmp_path / "report.json"
+    proc = run_tf1clip("parity", old, new, "--json", report, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads(report.read_text())["optimizers"][0]["rows"]
+    data_x = np.linspace(-1.0, 1.0, 96, dtype=np.float32).reshape(32, 3)
+    unshuffled = ((data_x[:8].sum(axis=1) * 2.0 + 1.0) ** 2).mean()
+    assert not np.isclose(rows[0]["loss_old"], unshuffled, rtol=1e-3)  # the shuffle did shuffle
+    smaller = tmp_path / "shuffle_small_buffer.py"
+    smaller.write_text(text.replace(".shuffle(32)", ".shuffle(4)"))
+    proc = run_tf1clip("parity", old, smaller, cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
 
 
@@ -164,3 +199,20 @@ def test_graphs_the_script_makes_get_the_same_seed_every_run(tmp_path):
         assert proc.returncode == 0, proc.stderr[-3000:]
         printed.append(proc.stdout)
     assert printed[0] == printed[1] and printed[0].count("graph") == 2
+
+
+def test_an_unordered_graph_runs_on_one_schedule_so_the_same_program_passes_run_after_run(tmp_path):
+    """Hand-written backprop whose W1 gradient reads W2 while the same Session.run assigns W2:
+    TF 1.x takes either order from run to run (`tf1clip run` printed 1.025434 and 1.025336 here);
+    under parity every Session runs on one inter-op thread with grappler's rewrites off, so OLD
+    and an identical copy fetch the same losses, twice over."""
+    script = FIXTURES / "parity" / "unordered_assigns.py"
+    copy = tmp_path / "copy_of_unordered_assigns.py"
+    copy.write_bytes(script.read_bytes())
+    for _ in range(2):
+        report = tmp_path / "report.json"
+        proc = run_tf1clip("parity", script, copy, "--json", report, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "sessions on one inter-op thread, grappler's rewrites off" in proc.stdout
+        fetched = json.loads(report.read_text())["fetched"]
+        assert fetched["status"] == "equal" and fetched["count"] == 20, fetched

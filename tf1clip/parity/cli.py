@@ -21,7 +21,7 @@ from tf1clip._source import check_source
 from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
 from tf1clip.parity import workdir
-from tf1clip.parity.randomness import policy
+from tf1clip.parity import randomness
 from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
 
@@ -45,7 +45,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
                atol: float = cmp.DEFAULT_ATOL, args=(), deterministic: bool = False,
                timeout: float = 600.0, cwd: str | None = None, progress=None,
                new_env: dict | None = None, replicas: int | None = None, transfer: bool = True,
-               no_dropout: bool = False, keep: bool = False) -> ParityOutcome:
+               no_dropout: bool = False, keep: bool = False, same_seeds: bool = False) -> ParityOutcome:
     """Record OLD then NEW, each in a fresh copy of `cwd`, and compare.
 
     Raises ParityError when they cannot be compared. With keep=True the copies stay and the
@@ -61,6 +61,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         if problem is not None:
             raise ParityError(problem.one_line())
     same_program = sources[0] == sources[1]
+    chosen = randomness.choose(no_dropout, same_program, sources[1], same_seeds)
     base = os.path.abspath(cwd or os.getcwd())
     tmp = tempfile.mkdtemp(prefix="tf1clip-parity-")
     sides = {}
@@ -75,8 +76,10 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         common = [f"--steps={steps}"] if steps else []
         if deterministic:
             common.append("--deterministic")
-        if no_dropout:
+        if chosen == randomness.NO_DROPOUT:
             common.append("--no-dropout")
+        elif chosen == randomness.KEYED:
+            common.append("--keyed-dropout")
         common.append(f"--protect={base}")
         _record("OLD", _in_copy(old, base, sides["old"]), ["--side=old", f"--out={old_dir}", *common], args,
                 timeout, sides["old"], progress, env={"TF_USE_LEGACY_KERAS": "1"}, shown=old)
@@ -106,7 +109,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
     result = cmp.compare(old_record, new_record, rtol=rtol, atol=atol, initial=not transfer)
     result["old"], result["new"] = os.path.abspath(old), os.path.abspath(new)
     result["steps_requested"] = steps
-    result["randomness"] = policy(no_dropout)
+    result["randomness"] = randomness.policy(chosen)
     result["transfer"] = transfer
     result["old_runtime"] = "TF 1.x eager, compat runtime" if old_record.get("eager") else "TF1 graph, compat runtime"
     result["new_runtime"] = "TF 1.x face (an identical copy of OLD)" if same_program else "plain TensorFlow 2"
@@ -199,8 +202,11 @@ def main(argv: list[str], debug: bool = False) -> int:
     parser.add_argument("--no-transfer", action="store_true",
                         help="do not load OLD's start values into NEW; compare the start values too")
     parser.add_argument("--no-dropout", action="store_true",
-                        help="run dropout as the identity on both sides (for NEW code whose random ops "
-                             "cannot draw what OLD's draw: the --to tf2 tier)")
+                        help="run dropout and tf.data shuffles as the identity on both sides (their "
+                             "expectation: blind to a wrong dropout rate)")
+    parser.add_argument("--same-seeds", action="store_true",
+                        help="seed both sides alike even when NEW is TF 2 code (default for the same "
+                             "program; TF 2 code otherwise gets keyed dropout draws)")
     parser.add_argument("--keep", action="store_true",
                         help="keep each side's copy of the working directory; the report says where")
     opts = parser.parse_args(argv)
@@ -212,7 +218,7 @@ def main(argv: list[str], debug: bool = False) -> int:
         outcome = run_parity(opts.old, opts.new, steps=opts.steps, rtol=opts.rtol, atol=opts.atol,
                              args=script_args, deterministic=opts.deterministic, timeout=opts.timeout,
                              replicas=opts.replicas, transfer=not opts.no_transfer, no_dropout=opts.no_dropout,
-                             keep=opts.keep,
+                             keep=opts.keep, same_seeds=opts.same_seeds,
                              progress=lambda msg: print(f"tf1clip parity: {msg}", file=sys.stderr, flush=True))
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)

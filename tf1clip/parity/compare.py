@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from tf1clip.parity import start_values
+from tf1clip.parity import fetched, start_values
 
 # Defaults, justified in the README ("Parity tolerances"): float32 carries ~7 significant
 # digits; graph and eager execution sum in different orders, so single-step values differ
@@ -32,6 +32,7 @@ def load_record(folder: str) -> dict:
         if os.path.exists(path):
             with np.load(path, allow_pickle=False) as data:
                 record[label] = {k: data[k] for k in data.files if k != "__meta__"}
+    record["fetched"] = fetched.load(folder)
     return record
 
 
@@ -110,6 +111,10 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
         if bad:
             result["problems"].append(f"optimizer {opt['index']}: final weights differ: {', '.join(bad)}")
     _compare_state(result, old, new, rtol, atol)
+    stopped = "stopped" in (old.get("status"), new.get("status"))
+    result["fetched"] = fetched.compare(old.get("fetched"), new.get("fetched"), rtol, atol, stopped)
+    if result["fetched"]["status"] == "different":
+        result["problems"].append(f"fetched values differ: {result['fetched']['note']}")
     start_values.compare(result, new)
     if initial:
         _compare_initial(result, old, new, rtol, atol)
@@ -304,6 +309,9 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
         for w in result["initial"]:
             say(f"    {w['name']}: {_fmt(w.get('max_abs_diff'))}  {w.get('note') or ('ok' if w['ok'] else 'DIFFERENT')}",
                 None if w["ok"] else "red")
+    if result.get("fetched"):
+        say(f"fetched values (every Session.run / step function result, in order): {result['fetched']['note']}",
+            "red" if result["fetched"]["status"] == "different" else None)
     for problem in result["problems"]:
         say(f"problem: {problem}")
     for error in result.get("errors", []):

@@ -28,6 +28,19 @@ sloppy=True)` hand out elements in the order they are ready. Pinned: `map` runs 
 a time (`map_and_batch` with one parallel call), and interleaves are deterministic, as TF's
 own `enable_op_determinism` makes them.
 
+**Sessions.** A TF 1.x graph leaves ops unordered unless a data or control edge orders them:
+two train ops in one `Session.run`, or a `tf.assign` and a read of the variable it writes
+(backprop written by hand), may run in either order, and results differ from run to run.
+Pinned: every Session runs its graph on one inter-op thread, and without grappler's rewrites
+(the meta-optimizer off), so the order is the same each run. One thread alone is not enough:
+measured on fixtures/parity/unordered_assigns.py (hand-written backprop whose W1 gradient reads
+W2 while the same run assigns W2), one inter-op and one intra-op thread still gave a finite
+loss in some runs and `inf` in others while grappler rewrote the graph (turning off any one of
+its dependency, memory or remapping passes did not help), and the same loss in every run with
+the meta-optimizer off. Intra-op parallelism, inside one kernel, is unchanged. A script's own
+`inter_op_parallelism_threads` is replaced too. The cost: no constant folding or op fusion in
+OLD's sessions, which changes float results only in the last bits (within parity's tolerance).
+
 Each is one of the schedules TF could run, chosen always; the data, the model, the order of a
 deterministic pipeline and the distribution of every shuffle are unchanged.
 """
@@ -43,6 +56,29 @@ def one_schedule() -> None:
     in this process (see the module)."""
     _queue_runners()
     _datasets()
+    _sessions()
+
+
+SESSION_SCHEDULE = ("sessions on one inter-op thread, grappler's rewrites off (ops that no edge orders run "
+                    "in one fixed order)")
+
+
+def _sessions() -> None:
+    from tensorflow.core.protobuf import config_pb2
+    from tensorflow.python.client import session as session_lib
+
+    def make_init(original):
+        def __init__(self, target="", graph=None, config=None):
+            pinned = config_pb2.ConfigProto()
+            if config is not None:
+                pinned.CopyFrom(config)
+            pinned.inter_op_parallelism_threads = 1
+            pinned.graph_options.rewrite_options.disable_meta_optimizer = True
+            pinned.use_per_session_threads = True  # the global pool keeps the first session's size
+            return original(self, target, graph, pinned)
+        return __init__
+
+    wrap(session_lib.BaseSession, "__init__", make_init)
 
 
 def _datasets() -> None:

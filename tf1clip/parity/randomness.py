@@ -37,6 +37,8 @@ import importlib.util
 import random
 import sys
 
+from tf1clip.parity.keyed_draws import POLICY as KEYED_POLICY
+from tf1clip.parity.pipelines import SESSION_SCHEDULE
 from tf1clip.steps import wrap
 
 DEFAULT_POLICY = ("same seeds on both sides: Python, NumPy, TensorFlow's global seed and every graph's "
@@ -49,9 +51,44 @@ NO_DROPOUT_POLICY = ("--no-dropout: dropout and tf.data shuffles are the identit
                      "other seeds as default")
 
 
-def policy(no_dropout: bool) -> str:
+SAME_SEEDS, KEYED, NO_DROPOUT = "same-seeds", "keyed", "no-dropout"
+# entering TF 1.x graph mode from TF 2: a NEW that does is graph code (a compat migration)
+_GRAPH_MODE_CALLS = {"disable_v2_behavior", "disable_eager_execution", "Session", "InteractiveSession",
+                     "MonitoredTrainingSession", "MonitoredSession", "SingularMonitoredSession"}
+
+
+def choose(no_dropout: bool, same_program: bool, new_source: bytes, same_seeds: bool = False) -> str:
+    """The policy a parity run takes: `--no-dropout` when asked; the same seeds on both sides
+    for the same program (an identical copy, or NEW still TF 1.x graph code: a compat
+    migration, which calls `disable_v2_behavior` or makes a Session); otherwise (a TF 1.x
+    program against TF 2 code) dropout keyed by what each dropout is (keyed_draws.py)."""
+    if no_dropout:
+        return NO_DROPOUT
+    if same_program or same_seeds or _graph_program(new_source):
+        return SAME_SEEDS
+    return KEYED
+
+
+def _graph_program(source: bytes) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in _GRAPH_MODE_CALLS:
+                return True
+    return False
+
+
+def policy(name: str) -> str:
     """The randomness policy in force, one line for the report header."""
-    return NO_DROPOUT_POLICY if no_dropout else DEFAULT_POLICY
+    text = {NO_DROPOUT: NO_DROPOUT_POLICY, KEYED: KEYED_POLICY}.get(name, DEFAULT_POLICY)
+    return f"{text}; {SESSION_SCHEDULE}"
 
 
 def seed_everything(seed: int) -> None:
@@ -117,6 +154,16 @@ def sequential_while_loops() -> None:
         return _init_from_args
 
     wrap(control_flow_ops.WhileContext, "_init_from_args", make_init)
+
+    # TF 2's while loops (a While op, inside tf.function) take the same bound as an argument.
+    from tensorflow.python.ops import while_v2
+
+    def make_while_v2(original):
+        def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, *args, **kwargs):
+            return original(cond, body, loop_vars, shape_invariants, 1, *args, **kwargs)
+        return while_loop
+
+    wrap(while_v2, "while_loop", make_while_v2)
 
 
 def seed_candidate_samplers() -> None:

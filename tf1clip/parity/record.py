@@ -1,7 +1,8 @@
 """Record a training script's optimizer updates by hooks, without editing the script.
 
 Run as `python -m tf1clip.parity.record --side old|new --out DIR [--steps N]
-[--init FILE.npz] [--no-transfer] [--face] [--no-dropout] [--protect DIR] [--deterministic]
+[--init FILE.npz] [--no-transfer] [--face] [--no-dropout | --keyed-dropout] [--protect DIR]
+[--deterministic]
 SCRIPT [ARGS...]`. OLD runs under the TF 1.x face (graph mode), NEW under plain TensorFlow 2
 (or under the face too with --face: a NEW identical to OLD). Writes DIR/record.json and
 DIR/initial.npz, DIR/final.npz, DIR/steps.npz.
@@ -32,7 +33,7 @@ import sys
 import traceback
 
 from tf1clip.parity.distribute import provide_replicas
-from tf1clip.parity import pipelines, randomness, workdir
+from tf1clip.parity import keyed_draws, pipelines, randomness, workdir
 from tf1clip.parity.hooks import graph as graph_hooks
 from tf1clip.parity.hooks import install_hooks
 from tf1clip.parity.recorder import Recorder, StopParity
@@ -71,6 +72,8 @@ def main(argv=None):
     parser.add_argument("--no-transfer", action="store_true", help="NEW: match OLD's variables, load nothing")
     parser.add_argument("--face", action="store_true", help="NEW: run under the TF 1.x face, as OLD")
     parser.add_argument("--no-dropout", action="store_true", help="dropout is the identity")
+    parser.add_argument("--keyed-dropout", action="store_true",
+                        help="dropout masks keyed by what each dropout is and when it runs (keyed_draws.py)")
     parser.add_argument("--protect", metavar="DIR",
                         help="the user's working directory: links to its files are copy-on-write")
     parser.add_argument("--replicas", type=int, help="NEW: N logical CPU devices, the default of MirroredStrategy()")
@@ -108,6 +111,9 @@ def main(argv=None):
     if opts.deterministic:
         tf.config.experimental.enable_op_determinism()
     rec = Recorder(opts.side, opts.out, steps=opts.steps, init_file=opts.init, transfer=not opts.no_transfer)
+    if opts.keyed_dropout and not opts.no_dropout:
+        rec.keys = keyed_draws.DropoutKeys(rec.updates_done, opts.seed)
+        keyed_draws.install(rec.keys)
     if opts.replicas:
         provide_replicas(rec, opts.replicas)
     install_hooks(rec)

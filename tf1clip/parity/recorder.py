@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from tf1clip.parity import start_values
+from tf1clip.parity.fetched import Fetched
 from tf1clip.parity.distribute import replica_id, sum_parts
 from tf1clip.steps import GraphSteps
 
@@ -88,6 +89,8 @@ class Recorder:
         self._assigned = {}  # id(new var) -> old key
         self.start_distribution = []  # NEW: its own start values' statistics, before OLD's are loaded
         self._lock = threading.Lock()  # MirroredStrategy runs replicas in threads
+        self.fetched = Fetched()  # what the script's computations returned, in order
+        self.keys = None  # keyed_draws.DropoutKeys under keyed dropout: told when NEW's computations run
         if init_file:
             with np.load(init_file, allow_pickle=False) as data:
                 meta = json.loads(str(data["__meta__"]))
@@ -141,6 +144,21 @@ class Recorder:
             update.variables = list(variables)
             self.writes_updates[key] = update
         return update
+
+    def computation_began(self) -> None:
+        if self.keys is not None:
+            self.keys.begin()
+
+    def computation_ended(self, result) -> None:
+        """A tf.function call returned (result None for one inside another)."""
+        if self.keys is not None:
+            self.keys.end()
+        if result is not None:
+            self.fetched.note(result)
+
+    def updates_done(self) -> int:
+        """How many optimizer updates (and steps of variable writes) were recorded so far."""
+        return sum(len(update.steps) for update in self.optimizers.values())
 
     def ordered(self):
         """The optimizers' Updates in the order of their first update."""
@@ -358,6 +376,7 @@ class Recorder:
                     var_entry["key"] = self._assigned.get(var_identity(v), var_entry["key"])
         with open(os.path.join(self.out, "record.json"), "w") as handle:
             json.dump(record, handle, indent=1, default=str)
+        self.fetched.save(self.out)
         for label, arrays in (("initial", self.initial), ("final", self.final), ("steps", self.step_values)):
             if arrays:
                 save_arrays(os.path.join(self.out, f"{label}.npz"), arrays, self.ranks)

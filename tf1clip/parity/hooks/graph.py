@@ -40,12 +40,16 @@ def install(rec) -> None:
                 return original(self, fetches, feed_dict, options, run_metadata)
             keys, effect = step_keys(rec.graph_steps, self.graph, fetches)
             if not keys:
-                return original(self, fetches, feed_dict, options, run_metadata)
+                result = original(self, fetches, feed_dict, options, run_metadata)
+                rec.fetched.note(result)
+                return result
             inside.active = True
             try:
-                return _step(rec, self, original, keys, effect, fetches, feed_dict, options, run_metadata)
+                result = _step(rec, self, original, keys, effect, fetches, feed_dict, options, run_metadata)
             finally:
                 inside.active = False
+            rec.fetched.note(result)
+            return result
         return run
 
     wrap(session_lib.BaseSession, "run", make_run)
@@ -56,8 +60,12 @@ def install(rec) -> None:
 
             def call(*args, **kwargs):
                 keys, _ = step_keys(rec.graph_steps, self.graph, fetches)
-                if not keys or getattr(inside, "active", False):
+                if getattr(inside, "active", False):
                     return function(*args, **kwargs)
+                if not keys:
+                    result = function(*args, **kwargs)
+                    rec.fetched.note(result)
+                    return result
                 # a step: through run, which records it (same fetches, same feeds)
                 return self.run(fetches, dict(zip(feed_list or (), args)), kwargs.get("options"),
                                 kwargs.get("run_metadata"))
