@@ -21,7 +21,7 @@ import sysconfig
 import traceback
 import types
 
-from tf1clip._source import check_source, decode_source
+from tf1clip._source import SourceProblem, check_source, decode_source
 from tf1clip.arguments import UsageError
 from tf1clip.tracebacks import print_user_traceback
 
@@ -194,11 +194,18 @@ def main(argv: list[str], debug: bool = False) -> int:
         raise UsageError(f"{script}: is a directory; give the script to run")
     with open(script, "rb") as handle:
         data = handle.read()
-    problem = check_source(script, data)
+    if script.endswith(".ipynb"):
+        from tf1clip.notebook_run import load_notebook
+
+        text = problem = load_notebook(script, data)
+        if not isinstance(problem, SourceProblem):
+            problem = None
+    else:
+        problem = check_source(script, data)
+        text = decode_source(data)[0] if problem is None else None
     if problem is not None:
         print(problem.one_line(), file=sys.stderr)
         return 2
-    text, _ = decode_source(data)
     if steps is None:
         return run_script(script, text, args, debug=debug, include=include)
     return _run_steps(script, text, args, steps, debug, include)
@@ -268,20 +275,30 @@ def run_script(script: str, text: str, args: list[str], debug: bool = False, pas
         importer.uninstall()
 
 
-def execute_main(script: str, text: str, args: list[str], passthrough=(), debug: bool = False,
+def execute_main(script: str, text, args: list[str], passthrough=(), debug: bool = False,
                  user_code: _UserCode | None = None) -> int:
-    """Run source as the __main__ module like `python SCRIPT`: argv, sys.path[0], exit status."""
+    """Run source as the __main__ module like `python SCRIPT`: argv, sys.path[0], exit status.
+
+    `text` is the script's source, or a notebook's cells (`tf1clip.notebook_run.NotebookProgram`),
+    which run in order in the one namespace, as a kernel runs them (no `__file__` then)."""
     path = os.path.abspath(script)
-    code = compile(text, script, "exec", dont_inherit=True)
     main_module = types.ModuleType("__main__")
-    main_module.__file__ = path
+    if isinstance(text, str):
+        code = compile(text, script, "exec", dont_inherit=True)
+        main_module.__file__ = path
+
+        def body(namespace):
+            exec(code, namespace)
+        hide = (__file__,)
+    else:
+        body, hide = text.run, (__file__, sys.modules[type(text).__module__].__file__)
     main_module.__builtins__ = builtins
     saved = sys.argv, list(sys.path), sys.modules.get("__main__")
     sys.argv = [script, *args]
     sys.path[0:1] = [os.path.dirname(path)]
     sys.modules["__main__"] = main_module
     try:
-        exec(code, main_module.__dict__)
+        body(main_module.__dict__)
     except SystemExit as exc:
         return _exit_status(exc.code)
     except passthrough:
@@ -293,7 +310,7 @@ def execute_main(script: str, text: str, args: list[str], passthrough=(), debug:
         if getattr(exc, "tf1clip_unsupported", False) and not debug:
             print(f"{_user_location(exc, user_code or _UserCode(), script)}: {exc}", file=sys.stderr)
             return 2
-        print_user_traceback(exc, hide=(__file__,))
+        print_user_traceback(exc, hide=hide)
         return 1
     finally:
         sys.argv, sys.path[:] = saved[0], saved[1]
