@@ -129,9 +129,46 @@ BY_HAND: dict[str, str] = {
 
 # np.reshape(a, newshape=...): the keyword was renamed `shape` (2.1) and the old name removed.
 RESHAPE_KEYWORD = ("reshape", "newshape")
-# np.array / np.asarray of a ragged nested sequence: NumPy < 1.24 made an object array, NumPy 2
-# raises. The runtime keeps the object array; the codemod writes this function into the file.
+# A ragged nested sequence given to a function that makes an array of its argument: NumPy < 1.24
+# made an object array of it, NumPy 2 raises. The runtime keeps the object array; the codemod
+# writes RAGGED_HELPER_LINES into the file, and the runtime runs the same function
+# (tf1clip.legacy_numpy), so a script and its migration make the same arrays.
 RAGGED_HELPER = "_object_if_ragged"
+# The functions that join a sequence of arrays made an array of each item (np.stack([a, b])).
+RAGGED_JOINERS = ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stack")
+# The functions whose first argument is made an array, and whose NumPy 1.x result on an object
+# array is the same objects converted, counted, rearranged or joined (np.mean: summed and
+# divided, which lists of equal-length rows and arrays that broadcast survive). Reductions that
+# compute on the elements (sum, max, argmax, std, ...) are left out: on an object array of Python
+# sequences NumPy 1.x added lists (concatenation) or raised TypeError.
+RAGGED_MAKERS = ("array", "asarray", "asanyarray", "ascontiguousarray", "copy", "nan_to_num", "shape",
+                 "ndim", "size", "squeeze", "ravel", "expand_dims", "transpose", "take", "repeat", "tile",
+                 "append", "mean", "average") + RAGGED_JOINERS
+RAGGED_HELPER_LINES = (
+    f"def {RAGGED_HELPER}(make, obj, *args, **kwargs):",
+    '    """make(obj, ...) as NumPy < 1.24 ran it: where NumPy 2 raises on a ragged nested sequence,',
+    "    NumPy 1.x made an object array of it (of each of its items, for the functions that join",
+    '    arrays). Written by tf1clip migrate (rule numpy_ragged)."""',
+    "    try:",
+    "        return make(obj, *args, **kwargs)",
+    "    except ValueError as error:",
+    '        if "inhomogeneous" not in str(error) or not isinstance(obj, (list, tuple)):',
+    "            raise",
+    "    import numpy",
+    "",
+    f"    if getattr(make, \"__name__\", None) not in ({', '.join(f'{n!r}' for n in RAGGED_JOINERS)}):".replace("'", '"'),
+    "        return make(numpy.array(obj, dtype=object), *args, **kwargs)",
+    "    items = []",
+    "    for item in obj:",
+    "        try:",
+    "            numpy.array(item)",
+    "        except ValueError as error:",
+    '            if "inhomogeneous" not in str(error) or not isinstance(item, (list, tuple)):',
+    "                raise",
+    "            item = numpy.array(item, dtype=object)",
+    "        items.append(item)",
+    "    return make(items, *args, **kwargs)",
+)
 
 
 def render_markdown() -> str:

@@ -8,7 +8,8 @@ package the user's) resolves to the TF 1.x face `tf1clip.v1`: `tensorflow` (and
 `tensorflow.estimator.X` is `tf1clip.estimator.X`, `tensorflow.examples.X` is
 `tf1clip.examples.X`, anything else (`tensorflow.python...`) is the real module. `import numpy`
 in the same files gives NumPy with the NumPy 1.x names NumPy 2 removed (tf1clip.legacy_numpy).
-Sessions place ops softly (tf1clip.placement). The face adds no graph ops, so graph-level seeds
+Sessions place ops softly (tf1clip.placement); a narrow NumPy integer (NumPy 2's uint8 where
+NumPy 1.x made int64) is taken as a shape (tf1clip.numpy_shapes). The face adds no graph ops, so graph-level seeds
 give the script's own numbers.
 """
 from __future__ import annotations
@@ -261,16 +262,20 @@ def run_script(script: str, text: str, args: list[str], debug: bool = False, pas
     """
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     face = importlib.import_module("tf1clip.v1")
+    from tf1clip.numpy_shapes import NumpyIntegerShapes
     from tf1clip.placement import SoftPlacement
 
     user_code = _UserCode(include)
     importer = FaceImporter(face, user_code)
     placement = SoftPlacement(user_code.is_user_file)
+    shapes = NumpyIntegerShapes(user_code.is_user_file)
     importer.install()
     placement.install()
+    shapes.install()
     try:
         return execute_main(script, text, args, passthrough=passthrough, debug=debug, user_code=user_code)
     finally:
+        shapes.uninstall()
         placement.uninstall()
         importer.uninstall()
 
