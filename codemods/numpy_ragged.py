@@ -63,11 +63,13 @@ def _visibly_regular(node: ast.expr, numpy_root: str) -> bool:
     return False
 
 
-class NumpyRagged(Rule):
-    DESCRIPTION = ("Keep NumPy 1.x's object array for np.array, np.nan_to_num, np.stack, ... of a value that may "
-                   "be a ragged nested sequence (NumPy 2 raises there).")
-    RULE = "numpy_ragged"
-    TRIGGERS = _MAKERS
+class HelperRule(Rule):
+    """A NumPy rule that wraps calls of some numpy `FUNCTIONS` in a function it writes once into
+    the module (`HELPER`, the text `HELPER_LINES`), after the imports."""
+
+    FUNCTIONS: tuple = ()
+    HELPER = ""
+    HELPER_LINES: tuple = ()
     ANY_FILE = True
 
     def __init__(self, run):
@@ -76,10 +78,30 @@ class NumpyRagged(Rule):
 
     @classmethod
     def applies_to(cls, code: str) -> bool:
-        return NUMPY in code and any(name in code for name in _MAKERS)
+        return NUMPY in code and any(name in code for name in cls.FUNCTIONS)
+
+    def numpy_function(self, ref: Reference) -> Optional[str]:
+        """The name when `ref` is one of numpy's FUNCTIONS (`np.stack`, `from numpy import stack`)."""
+        if ref.qname == NUMPY and len(ref.parts) == 1 and ref.parts[0] in self.FUNCTIONS:
+            return ref.parts[0]
+        if not ref.parts and ref.qname in (f"{NUMPY}.{m}" for m in self.FUNCTIONS):
+            return ref.qname.rpartition(".")[2]
+        return None
+
+    def leave_module(self, layout) -> None:
+        if self.rewritten:
+            insert_function(self, layout, self.HELPER, self.HELPER_LINES)
+
+
+class NumpyRagged(HelperRule):
+    DESCRIPTION = ("Keep NumPy 1.x's object array for np.array, np.nan_to_num, np.stack, ... of a value that may "
+                   "be a ragged nested sequence (NumPy 2 raises there).")
+    RULE = "numpy_ragged"
+    TRIGGERS = FUNCTIONS = _MAKERS
+    HELPER, HELPER_LINES = HELPER, _HELPER_LINES
 
     def visit_reference(self, ref: Reference) -> None:
-        name = self._maker(ref)
+        name = self.numpy_function(ref)
         if name is None:
             return
         call = self.file.parent(ref.node, ref.stmt)
@@ -105,14 +127,6 @@ class NumpyRagged(Rule):
                                    "NumPy 2 raises on a ragged nested sequence, NumPy 1.x made an object array; "
                                    "the same array either way where x is regular")
 
-    def _maker(self, ref: Reference) -> Optional[str]:
-        """The name when `ref` is one of numpy's functions that make an array of their argument."""
-        if ref.qname == NUMPY and len(ref.parts) == 1 and ref.parts[0] in _MAKERS:
-            return ref.parts[0]
-        if not ref.parts and ref.qname in (f"{NUMPY}.{m}" for m in _MAKERS):
-            return ref.qname.rpartition(".")[2]
-        return None
-
     def _ours(self, bindings: list):
         """True when every binding of HELPER is a module-level def of this rule's function (a second
         pass); "old" when one of them is the first version, which took no positional arguments."""
@@ -124,26 +138,6 @@ class NumpyRagged(Rule):
             if node.args.vararg is None:
                 verdict = "old"
         return verdict
-
-    def leave_module(self, layout) -> None:
-        if not self.rewritten or any(isinstance(s, ast.FunctionDef) and s.name == HELPER for s in self.file.tree.body):
-            return
-        nl = self.file.newline
-        code = nl.join(("", "", *_HELPER_LINES))
-        body = layout.body
-        lead = 0
-        while lead < len(body) and (body[lead].text is not None or body[lead].parts() or _docstring(body[lead])):
-            lead += 1
-        if lead:
-            last = max((e.stmt.last for e in body[:lead] if e.stmt is not None), default=0)
-            blanks = 0
-            while last + blanks < len(self.file.lines) and blanks < 2 and not self.file.lines[last + blanks].strip():
-                blanks += 1
-            if last + blanks < len(self.file.lines):
-                code += nl * (2 - blanks)  # two blank lines between the function and the next statement
-            layout.insert_after(body, body[lead - 1], code, self.RULE)
-        else:
-            layout.insert_before(body[0], [code.lstrip(nl) + nl], self.RULE)
 
     VALID = [
         Valid("import numpy as np\n\nx = np.array([1.0, 2.0])\ny = np.asarray([[1, 2], [3, 4]], dtype=np.float32)\n"
@@ -169,6 +163,29 @@ class NumpyRagged(Rule):
             + "\n\n\nrows = " + HELPER + "(asarray, [[1, 2], [3]])\nok = asarray([[1, 2], [3, 4]])\n",
         ),
     ]
+
+
+def insert_function(rule: Rule, layout, name: str, lines) -> None:
+    """Write the function `lines` (named `name`) once into the module, after its imports (and
+    docstring), with two blank lines around it; nothing when the module defines it already."""
+    if any(isinstance(s, ast.FunctionDef) and s.name == name for s in rule.file.tree.body):
+        return
+    nl = rule.file.newline
+    code = nl.join(("", "", *lines))
+    body = layout.body
+    lead = 0
+    while lead < len(body) and (body[lead].text is not None or body[lead].parts() or _docstring(body[lead])):
+        lead += 1
+    if lead:
+        last = max((e.stmt.last for e in body[:lead] if e.stmt is not None), default=0)
+        blanks = 0
+        while last + blanks < len(rule.file.lines) and blanks < 2 and not rule.file.lines[last + blanks].strip():
+            blanks += 1
+        if last + blanks < len(rule.file.lines):
+            code += nl * (2 - blanks)  # two blank lines between the function and the next statement
+        layout.insert_after(body, body[lead - 1], code, rule.RULE)
+    else:
+        layout.insert_before(body[0], [code.lstrip(nl) + nl], rule.RULE)
 
 
 def _docstring(entry) -> bool:

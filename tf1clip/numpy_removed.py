@@ -183,3 +183,23 @@ def render_markdown() -> str:
     lines.append(f"| `np.{RESHAPE_KEYWORD[0]}(a, {RESHAPE_KEYWORD[1]}=s)` | the keyword taken | "
                  "`np.reshape(a, s)` | 2.x (renamed `shape` in 2.1; gone by 2.4) |")
     return "\n".join(lines)
+
+
+# NEP 50 (NumPy 2.0): a NumPy scalar combined with a Python int keeps the scalar's type
+# (`np.max(uint8_labels) + 1` is uint8, and TensorFlow refuses it as a shape); NumPy 1.x made it
+# int64. The codemod wraps the reductions that return a scalar of their input's type, where a
+# Python int literal meets them, in this function; the runtime hands TensorFlow such a value as
+# int64 (tf1clip.numpy_shapes), which is where NumPy 2's uint8 changes a TF 1.x script's meaning.
+PROMOTION_HELPER = "_int64_if_narrow"
+PROMOTION_REDUCTIONS = ("max", "min", "amax", "amin", "ptp")
+PROMOTION_HELPER_LINES = (
+    f"def {PROMOTION_HELPER}(value):",
+    '    """value as NumPy 1.x added a Python int to it: a NumPy integer scalar narrower than int64 made',
+    "    int64 (NumPy 2 keeps its type: NEP 50), anything else as it is. Written by tf1clip migrate",
+    '    (rule numpy_promotion)."""',
+    "    import numpy",
+    "",
+    "    if isinstance(value, (numpy.int8, numpy.uint8, numpy.int16, numpy.uint16, numpy.int32, numpy.uint32)):",
+    "        return numpy.int64(value)",
+    "    return value",
+)
