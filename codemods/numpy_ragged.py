@@ -14,7 +14,12 @@ functions that join arrays). `tf1clip run` runs the same function for the user's
 (`tf1clip.legacy_numpy`), so a script and its migration make the same arrays.
 
 Visibly regular, left as written: a constant, a display (list or tuple) of constants or of
-displays of constants of one length, and a call of the numpy module itself (`np.zeros(3)`).
+displays of constants of one length, and a call of the numpy module itself (`np.zeros(3)`);
+for the functions beyond `np.array` / `np.asarray`, also the result of arithmetic
+(`np.mean(err ** 2)`), and for the joiners a display of items that are not displays
+(`np.concatenate((rest, images[:end]))`: an item that is a ragged list named by a variable is
+then missed, and raises under NumPy 2 in the migration where `tf1clip run` makes NumPy 1.x's
+array).
 `np.array` / `np.asarray` given a dtype or a second positional argument are left too (NumPy 1.x
 raised there as well), and so is any call with `*` / `**` arguments. A file whose helper is the
 first version of it (np.array and np.asarray only) gets no new kinds of call wrapped: those are
@@ -32,6 +37,7 @@ from codemods.nodes import Reference
 from codemods.rule import Invalid, Rule, Valid
 from tf1clip.numpy_removed import RAGGED_HELPER as HELPER
 from tf1clip.numpy_removed import RAGGED_HELPER_LINES as _HELPER_LINES
+from tf1clip.numpy_removed import ALIASES, RAGGED_JOINERS
 from tf1clip.numpy_removed import RAGGED_MAKERS as _MAKERS
 
 NUMPY = "numpy"
@@ -63,6 +69,19 @@ def _visibly_regular(node: ast.expr, numpy_root: str) -> bool:
     return False
 
 
+def _not_a_sequence(node: ast.expr, name: str) -> bool:
+    """True where the argument written cannot be (for the joiners: hold) a ragged Python sequence:
+    the result of arithmetic or a comparison (`np.mean(err ** 2)`: NumPy's array, or a TypeError
+    for lists), and for the joiners a display whose items are not displays or comprehensions
+    (`np.concatenate((rest, images[:end]))`: its items are the arrays as named)."""
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        return True
+    if name in RAGGED_JOINERS and isinstance(node, (ast.List, ast.Tuple)):
+        return not any(isinstance(e, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Starred))
+                       for e in node.elts)
+    return False
+
+
 class HelperRule(Rule):
     """A NumPy rule that wraps calls of some numpy `FUNCTIONS` in a function it writes once into
     the module (`HELPER`, the text `HELPER_LINES`), after the imports."""
@@ -81,12 +100,17 @@ class HelperRule(Rule):
         return NUMPY in code and any(name in code for name in cls.FUNCTIONS)
 
     def numpy_function(self, ref: Reference) -> Optional[str]:
-        """The name when `ref` is one of numpy's FUNCTIONS (`np.stack`, `from numpy import stack`)."""
-        if ref.qname == NUMPY and len(ref.parts) == 1 and ref.parts[0] in self.FUNCTIONS:
-            return ref.parts[0]
-        if not ref.parts and ref.qname in (f"{NUMPY}.{m}" for m in self.FUNCTIONS):
-            return ref.qname.rpartition(".")[2]
-        return None
+        """The name when `ref` is one of numpy's FUNCTIONS (`np.stack`, `from numpy import stack`),
+        also under a removed name numpy2 rewrites to it (`np.row_stack`: np.vstack), so that one
+        pass does what two would."""
+        name = None
+        if ref.qname == NUMPY and len(ref.parts) == 1:
+            name = ref.parts[0]
+        elif not ref.parts and ref.qname.startswith(NUMPY + ".") and ref.qname.count(".") == 1:
+            name = ref.qname.rpartition(".")[2]
+        if name in ALIASES and ALIASES[name].spelling.startswith("np.") and "." not in ALIASES[name].spelling[3:]:
+            name = ALIASES[name].spelling[3:]
+        return name if name in self.FUNCTIONS else None
 
     def leave_module(self, layout) -> None:
         if self.rewritten:
@@ -110,7 +134,7 @@ class NumpyRagged(HelperRule):
             return
         if name in _CONVERTERS and (len(call.args) != 1 or not {k.arg for k in call.keywords} <= _KEYWORDS):
             return  # a dtype given: NumPy 1.x raised too
-        if _visibly_regular(call.args[0], ref.root):
+        if _visibly_regular(call.args[0], ref.root) or (name not in _CONVERTERS and _not_a_sequence(call.args[0], name)):
             return
         helper = self.file.lookup(HELPER, ref.scope)
         mine = self._ours(helper) if helper else True
