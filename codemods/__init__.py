@@ -9,8 +9,9 @@ own as a libcst codemod command:
 `COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order: contrib,
 estimator and example imports first, then the import rewrite, the two insertions that anchor
 on the final imports, soft placement, a script's flags over absl.logging's, TF 1.x dataset attributes through `tf.data` functions,
-and the two rules that also run on files that are not TF 1.x code (`NUMPY_ONLY`): `numpy2`
-(NumPy 2 spellings) and `numpy_ragged` (NumPy 1.x's object array of a ragged sequence). The engine (`codemods.engine.apply`)
+and the rules that also run on files that are not TF 1.x code (`NUMPY_ONLY`): `numpy2`
+(NumPy 2 spellings), `numpy_ragged` (NumPy 1.x's object array of a ragged sequence) and
+`numpy_promotion` (NumPy 1.x's int64 for `np.max(uint8_labels) + 1`). The engine (`codemods.engine.apply`)
 runs them all in one pass over one parse of a file; a `Note` is one line of its report. The
 `tf2` package is the TF2 tier.
 """
@@ -25,6 +26,7 @@ from codemods.estimator import Estimator
 from codemods.legacy_keras import LegacyKeras
 from codemods.mnist_input_data import MnistInputData
 from codemods.numpy2 import Numpy2
+from codemods.numpy_promotion import NumpyPromotion
 from codemods.numpy_ragged import NumpyRagged
 from codemods.soft_placement import SoftPlacement
 
@@ -41,8 +43,9 @@ COMPAT_RULES = (
     DatasetV1,
     Numpy2,
     NumpyRagged,
+    NumpyPromotion,
 )
 # What a file that is not TF 1.x code (no TensorFlow, TF 2 code, ...) still gets.
-NUMPY_ONLY = (Numpy2, NumpyRagged)
+NUMPY_ONLY = (Numpy2, NumpyRagged, NumpyPromotion)
 
 __all__ = [cls.__name__ for cls in COMPAT_RULES] + ["COMPAT_RULES", "NUMPY_ONLY", "Note"]

@@ -83,3 +83,90 @@ def test_defun_and_graph_mode_scripts_still_see_graph_mode(tmp_path):
     proc = run_tf1clip("run", script)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["graph True", "defun 6.0 /device:CPU:0"]
+
+
+NETWORK = FIXTURES / "runtime" / "tfe_network.py"
+
+
+def _network_by_hand():
+    """tfe_network.py's training in NumPy, backpropagation written out: (losses, out bias)."""
+    import numpy as np
+
+    x_all = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [2.0, 1.0]])
+    y_all = np.array([[1.0], [1.0], [2.0], [3.0]])
+    w1, b1, w2, b2 = np.full((2, 3), 0.5), np.full(3, 0.1), np.full((3, 1), 0.2), np.zeros(1)
+
+    def forward(x):
+        pre = x @ w1 + b1
+        hidden = np.maximum(pre, 0.0)
+        return pre, hidden, hidden @ w2 + b2
+
+    losses = []
+    for _ in range(2):
+        for start in (0, 2):
+            x, y = x_all[start:start + 2], y_all[start:start + 2]
+            pre, hidden, out = forward(x)
+            d_out = 2 * (out - y) / len(x)
+            d_hidden = (d_out @ w2.T) * (pre > 0)
+            w2, b2 = w2 - 0.1 * hidden.T @ d_out, b2 - 0.1 * d_out.sum(0)
+            w1, b1 = w1 - 0.1 * x.T @ d_hidden, b1 - 0.1 * d_hidden.sum(0)
+        losses.append(float(np.mean((forward(x_all)[2] - y_all) ** 2)))
+    return losses, float(b2[0])
+
+
+def _check_network(stdout):
+    lines = stdout.splitlines()
+    losses, bias = _network_by_hand()
+    for k, loss in enumerate(losses):
+        words = lines[k].split()
+        assert words[:3] == ["epoch", str(k), "loss"] and float(words[3]) == pytest.approx(loss, abs=2e-5)
+    assert lines[2] == ("layers 2 variables ['two_layer_net/dense/kernel:0', 'two_layer_net/dense/bias:0', "
+                        "'two_layer_net/dense_1/kernel:0', 'two_layer_net/dense_1/bias:0']")
+    assert lines[3].startswith("trainable 4 out bias ") and float(lines[3].split()[-1]) == pytest.approx(bias, abs=2e-5)
+    # Dense(2) with ones, then relu: [1, -3] -> [-2, -2] -> 0; [2, 0.5] -> 2.5
+    assert lines[4] == "sequential [[0.0, 0.0], [2.5, 2.5]] variables 2"
+    assert lines[5] == lines[3].replace("trainable 4 out bias", "restored out bias")  # restored, not 5.0
+
+
+def test_tfe_network_runs_under_tf1clip_run_and_migrated_under_plain_python(tmp_path):
+    proc = run_tf1clip("run", NETWORK)
+    assert proc.returncode == 0, proc.stderr
+    _check_network(proc.stdout)
+    out = tmp_path / "out"
+    assert run_tf1clip("migrate", NETWORK, "--outtree", out).returncode == 0
+    assert "tfe = tf1clip.contrib.eager\n" in (out / NETWORK.name).read_text()
+    ran = run_python(out / NETWORK.name)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == proc.stdout
+
+
+def test_tfe_network_contract_in_graph_mode():
+    """In graph mode too (TF 1.x allowed it): variables under the network's uniquified scope,
+    layers in tracking order, get_layer by name and index, add_variable and bad layers refused."""
+    import tensorflow as tf
+
+    from tf1clip.contrib.eager import Network, Sequential
+    from tf1clip.errors import UnsupportedSymbol
+
+    class Tiny(Network):
+        def __init__(self):
+            super().__init__()
+            self.first = self.track_layer(tf.keras.layers.Dense(2, name="first"))
+
+        def call(self, x):
+            return self.first(x)
+
+    with tf.Graph().as_default():
+        one, two = Tiny(), Tiny()
+        one(tf.zeros([1, 3]))
+        two(tf.zeros([1, 3]))
+        one(tf.zeros([1, 3]))  # a second call makes no new variables
+        assert len(one.variables) == 2 and one.get_layer("first") is one.get_layer(index=0) is one.first
+        assert (one.name, two.name) == ("tiny", "tiny_1")
+        with pytest.raises(ValueError, match="either a layer name or layer index"):
+            one.get_layer()
+        with pytest.raises(UnsupportedSymbol, match="add_variable"):
+            one.add_variable("w", [1])
+        with pytest.raises(TypeError, match="not a tf.layers.Layer"):
+            one.track_layer(3)
+        assert Sequential([tf.nn.relu]).variables == []

@@ -3,21 +3,23 @@
 `tf1clip run` hands `import numpy` in the user's files (not in libraries) a view of the real
 module: every attribute is numpy's own object, except the names NumPy 2 removed
 (`tf1clip.numpy_removed`), which mean what NumPy 1.x meant (`np.float` is `float`,
-`np.asscalar(a)` is `a.item()`, `np.reshape(a, newshape=s)` reshapes, ...), and `np.array` /
-`np.asarray` of a ragged nested sequence, which gives an object array as before NumPy 1.24
-instead of raising. TensorFlow, pandas
+`np.asscalar(a)` is `a.item()`, `np.reshape(a, newshape=s)` reshapes, ...), and the functions
+that make an array of their argument (`np.array`, `np.nan_to_num`, `np.stack`, ...:
+`RAGGED_MAKERS`), which give NumPy 1.x's object array of a ragged nested sequence where NumPy 2
+raises. TensorFlow, pandas
 and every other library keep seeing the real, unchanged module, and so does
 `sys.modules["numpy"]`; submodules (`numpy.random`, `numpy.linalg`) are the real ones.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import types
 
 import numpy as _np
 
-from tf1clip.numpy_removed import ALIASES, CALLS, RAGGED_HELPER as HELPER
+from tf1clip.numpy_removed import ALIASES, CALLS, RAGGED_HELPER as HELPER, RAGGED_HELPER_LINES, RAGGED_MAKERS
 
 
 def _asscalar(a):
@@ -58,24 +60,34 @@ def _reshape(*args, **kwargs):
     return _np.reshape(*args, **kwargs)
 
 
-def _ragged_to_object(original):
-    """NumPy < 1.24 made an object array of a ragged nested sequence (1.20-1.23 with a warning);
-    NumPy 2 raises unless dtype=object is passed, which gives the same array. The first time a
-    line of the user's does so, stderr names it. The migration keeps the same behaviour
-    (`codemods/numpy_ragged.py` writes this function into the file, as `HELPER`): no codemod
-    can see that a value is ragged, and `dtype=object` on regular data would change its dtype."""
+def _ragged_helper():
+    """The function `codemods/numpy_ragged.py` writes into migrated files, run here as it is
+    written there (it imports the real numpy: this module is not the user's)."""
+    scope: dict = {"__name__": __name__}
+    code = compile("\n".join(RAGGED_HELPER_LINES), f"<{HELPER}: tf1clip migrate writes it>", "exec")
+    exec(code, scope)  # noqa: S102 - our own table's function
+    return scope[HELPER]
+
+
+def _ragged_to_object(original, helper):
+    """NumPy < 1.24 made an object array of a ragged nested sequence (1.20-1.23 with a warning)
+    wherever a function made an array of its argument; NumPy 2 raises. `helper` (RAGGED_HELPER's
+    function, the one the migration writes) gives NumPy 1.x's array; the first time a line of
+    the user's needs it, stderr names the line. No codemod can see that a value is ragged, and
+    `dtype=object` on regular data would change its dtype: regular data gets NumPy's own array."""
     noted: set = set()
 
+    @functools.wraps(original)
     def make(obj, *args, **kwargs):
         try:
             return original(obj, *args, **kwargs)
         except ValueError as exc:
-            if args or kwargs.get("dtype") is not None or "inhomogeneous" not in str(exc):
+            if "inhomogeneous" not in str(exc) or not isinstance(obj, (list, tuple)):
                 raise
-            _note_ragged(original.__name__, sys._getframe(1), noted)
-            return original(obj, **{**kwargs, "dtype": object})
+        result = helper(original, obj, *args, **kwargs)
+        _note_ragged(original.__name__, sys._getframe(1), noted)
+        return result
 
-    make.__name__, make.__doc__ = original.__name__, original.__doc__
     return make
 
 
@@ -99,8 +111,9 @@ def _legacy_values() -> dict:
     values = {name: eval(row.spelling, {"np": _np}) for name, row in ALIASES.items()}  # noqa: S307 - our table
     values.update(_CALLS)
     values["reshape"] = _reshape
-    values["array"] = _ragged_to_object(_np.array)
-    values["asarray"] = _ragged_to_object(_np.asarray)
+    helper = _ragged_helper()
+    for name in RAGGED_MAKERS:
+        values[name] = _ragged_to_object(getattr(_np, name), helper)
     return values
 
 

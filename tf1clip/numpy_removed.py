@@ -129,9 +129,46 @@ BY_HAND: dict[str, str] = {
 
 # np.reshape(a, newshape=...): the keyword was renamed `shape` (2.1) and the old name removed.
 RESHAPE_KEYWORD = ("reshape", "newshape")
-# np.array / np.asarray of a ragged nested sequence: NumPy < 1.24 made an object array, NumPy 2
-# raises. The runtime keeps the object array; the codemod writes this function into the file.
+# A ragged nested sequence given to a function that makes an array of its argument: NumPy < 1.24
+# made an object array of it, NumPy 2 raises. The runtime keeps the object array; the codemod
+# writes RAGGED_HELPER_LINES into the file, and the runtime runs the same function
+# (tf1clip.legacy_numpy), so a script and its migration make the same arrays.
 RAGGED_HELPER = "_object_if_ragged"
+# The functions that join a sequence of arrays made an array of each item (np.stack([a, b])).
+RAGGED_JOINERS = ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stack")
+# The functions whose first argument is made an array, and whose NumPy 1.x result on an object
+# array is the same objects converted, counted, rearranged or joined (np.mean: summed and
+# divided, which lists of equal-length rows and arrays that broadcast survive). Reductions that
+# compute on the elements (sum, max, argmax, std, ...) are left out: on an object array of Python
+# sequences NumPy 1.x added lists (concatenation) or raised TypeError.
+# np.ndim is left out too (numpy2 writes it for np.rank, and a second pass must not change the file).
+RAGGED_MAKERS = ("array", "asarray", "asanyarray", "ascontiguousarray", "copy", "nan_to_num", "shape", "size", "squeeze", "ravel", "expand_dims", "transpose", "take", "repeat", "tile",
+                 "append", "mean", "average") + RAGGED_JOINERS
+RAGGED_HELPER_LINES = (
+    f"def {RAGGED_HELPER}(make, obj, *args, **kwargs):",
+    '    """make(obj, ...) as NumPy < 1.24 ran it: where NumPy 2 raises on a ragged nested sequence,',
+    "    NumPy 1.x made an object array of it (of each of its items, for the functions that join",
+    '    arrays). Written by tf1clip migrate (rule numpy_ragged)."""',
+    "    try:",
+    "        return make(obj, *args, **kwargs)",
+    "    except ValueError as error:",
+    '        if "inhomogeneous" not in str(error) or not isinstance(obj, (list, tuple)):',
+    "            raise",
+    "    import numpy",
+    "",
+    f"    if getattr(make, \"__name__\", None) not in ({', '.join(f'{n!r}' for n in RAGGED_JOINERS)}):".replace("'", '"'),
+    "        return make(numpy.array(obj, dtype=object), *args, **kwargs)",
+    "    items = []",
+    "    for item in obj:",
+    "        try:",
+    "            numpy.array(item)",
+    "        except ValueError as error:",
+    '            if "inhomogeneous" not in str(error) or not isinstance(item, (list, tuple)):',
+    "                raise",
+    "            item = numpy.array(item, dtype=object)",
+    "        items.append(item)",
+    "    return make(items, *args, **kwargs)",
+)
 
 
 def render_markdown() -> str:
@@ -146,3 +183,23 @@ def render_markdown() -> str:
     lines.append(f"| `np.{RESHAPE_KEYWORD[0]}(a, {RESHAPE_KEYWORD[1]}=s)` | the keyword taken | "
                  "`np.reshape(a, s)` | 2.x (renamed `shape` in 2.1; gone by 2.4) |")
     return "\n".join(lines)
+
+
+# NEP 50 (NumPy 2.0): a NumPy scalar combined with a Python int keeps the scalar's type
+# (`np.max(uint8_labels) + 1` is uint8, and TensorFlow refuses it as a shape); NumPy 1.x made it
+# int64. The codemod wraps the reductions that return a scalar of their input's type, where a
+# Python int literal meets them, in this function; the runtime hands TensorFlow such a value as
+# int64 (tf1clip.numpy_shapes), which is where NumPy 2's uint8 changes a TF 1.x script's meaning.
+PROMOTION_HELPER = "_int64_if_narrow"
+PROMOTION_REDUCTIONS = ("max", "min", "amax", "amin", "ptp")
+PROMOTION_HELPER_LINES = (
+    f"def {PROMOTION_HELPER}(value):",
+    '    """value as NumPy 1.x added a Python int to it: a NumPy integer scalar narrower than int64 made',
+    "    int64 (NumPy 2 keeps its type: NEP 50), anything else as it is. Written by tf1clip migrate",
+    '    (rule numpy_promotion)."""',
+    "    import numpy",
+    "",
+    "    if isinstance(value, (numpy.int8, numpy.uint8, numpy.int16, numpy.uint16, numpy.int32, numpy.uint32)):",
+    "        return numpy.int64(value)",
+    "    return value",
+)

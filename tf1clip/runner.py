@@ -8,7 +8,8 @@ package the user's) resolves to the TF 1.x face `tf1clip.v1`: `tensorflow` (and
 `tensorflow.estimator.X` is `tf1clip.estimator.X`, `tensorflow.examples.X` is
 `tf1clip.examples.X`, anything else (`tensorflow.python...`) is the real module. `import numpy`
 in the same files gives NumPy with the NumPy 1.x names NumPy 2 removed (tf1clip.legacy_numpy).
-Sessions place ops softly (tf1clip.placement). The face adds no graph ops, so graph-level seeds
+Sessions place ops softly (tf1clip.placement); a narrow NumPy integer (NumPy 2's uint8 where
+NumPy 1.x made int64) is taken as a shape (tf1clip.numpy_shapes). The face adds no graph ops, so graph-level seeds
 give the script's own numbers.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sysconfig
 import traceback
 import types
 
-from tf1clip._source import check_source, decode_source
+from tf1clip._source import SourceProblem, check_source, decode_source
 from tf1clip.arguments import UsageError
 from tf1clip.tracebacks import print_user_traceback
 
@@ -194,11 +195,18 @@ def main(argv: list[str], debug: bool = False) -> int:
         raise UsageError(f"{script}: is a directory; give the script to run")
     with open(script, "rb") as handle:
         data = handle.read()
-    problem = check_source(script, data)
+    if script.endswith(".ipynb"):
+        from tf1clip.notebook_run import load_notebook
+
+        text = problem = load_notebook(script, data)
+        if not isinstance(problem, SourceProblem):
+            problem = None
+    else:
+        problem = check_source(script, data)
+        text = decode_source(data)[0] if problem is None else None
     if problem is not None:
         print(problem.one_line(), file=sys.stderr)
         return 2
-    text, _ = decode_source(data)
     if steps is None:
         return run_script(script, text, args, debug=debug, include=include)
     return _run_steps(script, text, args, steps, debug, include)
@@ -254,34 +262,48 @@ def run_script(script: str, text: str, args: list[str], debug: bool = False, pas
     """
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     face = importlib.import_module("tf1clip.v1")
+    from tf1clip.numpy_shapes import NumpyIntegerShapes
     from tf1clip.placement import SoftPlacement
 
     user_code = _UserCode(include)
     importer = FaceImporter(face, user_code)
     placement = SoftPlacement(user_code.is_user_file)
+    shapes = NumpyIntegerShapes(user_code.is_user_file)
     importer.install()
     placement.install()
+    shapes.install()
     try:
         return execute_main(script, text, args, passthrough=passthrough, debug=debug, user_code=user_code)
     finally:
+        shapes.uninstall()
         placement.uninstall()
         importer.uninstall()
 
 
-def execute_main(script: str, text: str, args: list[str], passthrough=(), debug: bool = False,
+def execute_main(script: str, text, args: list[str], passthrough=(), debug: bool = False,
                  user_code: _UserCode | None = None) -> int:
-    """Run source as the __main__ module like `python SCRIPT`: argv, sys.path[0], exit status."""
+    """Run source as the __main__ module like `python SCRIPT`: argv, sys.path[0], exit status.
+
+    `text` is the script's source, or a notebook's cells (`tf1clip.notebook_run.NotebookProgram`),
+    which run in order in the one namespace, as a kernel runs them (no `__file__` then)."""
     path = os.path.abspath(script)
-    code = compile(text, script, "exec", dont_inherit=True)
     main_module = types.ModuleType("__main__")
-    main_module.__file__ = path
+    if isinstance(text, str):
+        code = compile(text, script, "exec", dont_inherit=True)
+        main_module.__file__ = path
+
+        def body(namespace):
+            exec(code, namespace)
+        hide = (__file__,)
+    else:
+        body, hide = text.run, (__file__, sys.modules[type(text).__module__].__file__)
     main_module.__builtins__ = builtins
     saved = sys.argv, list(sys.path), sys.modules.get("__main__")
     sys.argv = [script, *args]
     sys.path[0:1] = [os.path.dirname(path)]
     sys.modules["__main__"] = main_module
     try:
-        exec(code, main_module.__dict__)
+        body(main_module.__dict__)
     except SystemExit as exc:
         return _exit_status(exc.code)
     except passthrough:
@@ -293,7 +315,7 @@ def execute_main(script: str, text: str, args: list[str], passthrough=(), debug:
         if getattr(exc, "tf1clip_unsupported", False) and not debug:
             print(f"{_user_location(exc, user_code or _UserCode(), script)}: {exc}", file=sys.stderr)
             return 2
-        print_user_traceback(exc, hide=(__file__,))
+        print_user_traceback(exc, hide=hide)
         return 1
     finally:
         sys.argv, sys.path[:] = saved[0], saved[1]

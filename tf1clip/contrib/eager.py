@@ -5,8 +5,9 @@ the same objects here (`implicit_value_and_gradients` is `backprop.implicit_val_
 `Variable` is `ResourceVariable`, `Iterator` the eager dataset iterator, `Checkpoint` the v1
 `tf.train.Checkpoint`). `tfe.enable_eager_execution()` (or `tf.enable_eager_execution()`) at
 the top of the script turns eager execution back on after the face's
-`disable_v2_behavior()`, as TF 1.x required it at program start. What TF 2.21 no longer has
-(`defun`, `metrics`, `Network`, the eager `Saver`) is named with its TF 2 replacement.
+`disable_v2_behavior()`, as TF 1.x required it at program start. `Network` and `Sequential`
+(TF 1.x's eager model containers) are tf1clip's (`tf1clip.contrib.eager_network`). What TF
+2.21 no longer has (`metrics`, the eager `Saver`, ...) is named with its TF 2 replacement.
 """
 import tensorflow as _tf
 from tensorflow.python.data.ops import iterator_ops as _iterator_ops
@@ -17,6 +18,7 @@ from tensorflow.python.ops import variable_scope as _variable_scope
 from tensorflow.python.trackable import autotrackable as _autotrackable
 
 from tf1clip.contrib import forward
+from tf1clip.contrib.eager_network import Network, Sequential
 
 enable_eager_execution = _tf.compat.v1.enable_eager_execution
 executing_eagerly = _context.executing_eagerly
@@ -66,8 +68,8 @@ def list_devices():
 
 __getattr__ = forward(__name__, "tf.contrib.eager", hints={
     "metrics": "use tf.keras.metrics (update_state / result)",
-    "Network": "use tf.keras.Model",
-    "Sequential": "use tf.keras.Sequential",
+    "save_network_checkpoint": "use tfe.Checkpoint(model=network).save(prefix)",
+    "restore_network_checkpoint": "use tfe.Checkpoint(model=network).restore(path)",
     "Saver": "use tf.train.Checkpoint (tfe.Checkpoint)",
     "restore_variables_on_create": "use tf.train.Checkpoint(...).restore, which restores on creation",
     "seterr": "use tf.debugging.enable_check_numerics",

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 
 from tf1clip.migrate.engine import MigrationError, Outcome, migrate, migrate_text
+from tf1clip.notebook_cells import NotebookError, cell_magic, code_cells, is_magic_line, language, read_notebook
+from tf1clip.notebook_cells import source_text
 
 # A magic's placeholder is an import statement: valid wherever a statement is, left alone by
 # every rule, and part of an import block, so an import a rule adds (AddImportsVisitor: after
@@ -22,8 +24,6 @@ from tf1clip.migrate.engine import MigrationError, Outcome, migrate, migrate_tex
 # statements, ending that block at the first cell's end; the first cell has none.
 _CELL = "__tf1clip_cell__({})"
 _MAGIC = "import __tf1clip_magic_{}__"
-# `%magic`, `!cmd`, `?obj`, `x = !cmd`, `x = %magic`, and `obj?` / `obj??` (help) lines.
-_MAGIC_LINE = re.compile(r"^\s*(?:[%!?]|[\w.]+\s*=\s*[%!])|^[^#'\"]*\?\s*$")
 _CELL_MARK = re.compile(r"^__tf1clip_cell__\((\d+)\)$")
 _MAGIC_MARK = re.compile(r"^(\s*)import __tf1clip_magic_(\d+)__$")
 
@@ -52,38 +52,30 @@ def _dumps_like(original: str, nb) -> "callable | None":
     return None
 
 
-def _source_text(cell) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def migrate_notebook(data: bytes, display: str, to: str = "compat") -> NotebookOutcome:
     """Migrate the code cells (to the compat tier, or with `to="tf2"` to the TF2 tier where the
     whole program converts: each statement stays in its cell, state and step functions go into
     the cell that first needs them)."""
     try:
         text = data.decode("utf-8")
-        nb = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", 1)
-        raise MigrationError(f"not a valid notebook (JSON): {exc}", line) from None
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise MigrationError("not an nbformat 4 notebook (no 'cells' list); left unchanged", 1)
-    language = (nb.get("metadata", {}).get("kernelspec", {}) or {}).get("language") or \
-        (nb.get("metadata", {}).get("language_info", {}) or {}).get("name") or "python"
-    if language.lower() != "python":
-        return NotebookOutcome(data, Outcome(text, reason=f"{language} notebook"), [])
+        nb = read_notebook(text)
+    except UnicodeDecodeError as exc:
+        raise MigrationError(f"not a valid notebook (JSON): {exc}", 1) from None
+    except NotebookError as exc:
+        suffix = "; left unchanged" if "cells" in str(exc) else ""
+        raise MigrationError(f"{exc}{suffix}", exc.line) from None
+    kernel = language(nb)
+    if kernel.lower() != "python":
+        return NotebookOutcome(data, Outcome(text, reason=f"{kernel} notebook"), [])
 
     parts: list[str] = []
     where: list = [None]                   # index = joined line number (1-based)
     magics: list[str] = []
     cells: list[int] = []                  # indexes into nb["cells"] of the joined code cells
     skipped_magic: list[int] = []
-    for index, cell in enumerate(nb["cells"]):
-        if cell.get("cell_type") != "code":
-            continue
-        source = _source_text(cell)
-        if source.lstrip().startswith("%%"):
+    for cell in code_cells(nb):
+        index, source = cell.index, cell.source
+        if cell_magic(source):
             skipped_magic.append(index)
             continue
         k = len(cells)
@@ -92,7 +84,7 @@ def migrate_notebook(data: bytes, display: str, to: str = "compat") -> NotebookO
             parts.append(_CELL.format(k) + "\n")
             where.append((index + 1, 0))
         for n, line in enumerate(source.splitlines(), start=1):
-            if _MAGIC_LINE.search(line) and not line.lstrip().startswith("#"):
+            if is_magic_line(line):
                 indent = line[: len(line) - len(line.lstrip())]
                 parts.append(indent + _MAGIC.format(len(magics)) + "\n")
                 magics.append(line)
@@ -107,7 +99,7 @@ def migrate_notebook(data: bytes, display: str, to: str = "compat") -> NotebookO
         raise MigrationError(f"cell {cell}: {exc}" if cell else str(exc), line) from None
     cell_notes = [(index + 1, "starts with a cell magic, so it was not migrated: check its TensorFlow code by hand")
                   for index in skipped_magic
-                  if "tensorflow" in _source_text(nb["cells"][index]) or "tf." in _source_text(nb["cells"][index])]
+                  if "tensorflow" in source_text(nb["cells"][index]) or "tf." in source_text(nb["cells"][index])]
     if outcome.text == joined:
         return NotebookOutcome(data, outcome, where, cell_notes)
 
@@ -119,7 +111,7 @@ def migrate_notebook(data: bytes, display: str, to: str = "compat") -> NotebookO
     changed = False
     for k, index in enumerate(cells):
         cell = nb["cells"][index]
-        old = _source_text(cell)
+        old = source_text(cell)
         new = _unmask(new_sources[k], magics)
         # The join ended every cell with a newline, and an added import brings a blank line:
         # a cell keeps its own trailing newlines.
