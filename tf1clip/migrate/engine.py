@@ -22,12 +22,21 @@ class MigrationError(Exception):
         self.line = line
 
 
+#: `Outcome.tier` of a file with no TensorFlow in it (only the NumPy rules can change it).
+NO_TENSORFLOW = "none"
+
+
+def uses_tensorflow(text: str) -> bool:
+    """False when `text` certainly imports no TensorFlow (nor tf-slim): no tier applies to it."""
+    return "tensorflow" in text or "tf_slim" in text
+
+
 @dataclass
 class Outcome:
     text: str
     notes: list[Note] = field(default_factory=list)
     reason: str = ""        # why nothing changed, when nothing did
-    tier: str = "compat"    # which tier produced `text`
+    tier: str = "compat"    # which tier produced `text`: compat, tf2, or NO_TENSORFLOW
 
     @property
     def runtime(self) -> list[str]:
@@ -39,7 +48,7 @@ def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> O
     parsed or rewritten (the file is then left unchanged). A file that is not TF 1.x code gets
     the rules that apply to any file (`NUMPY_ONLY`), and keeps its reason when they change
     nothing."""
-    if "tensorflow" not in text and "tf_slim" not in text:
+    if not uses_tensorflow(text):
         anywhere = [r for r in rules if r in NUMPY_ONLY and r.applies_to(text)]
         if anywhere:
             try:
@@ -81,6 +90,10 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         return migrate_text(text, filename)
     from codemods.tf2 import Result, convert
 
+    if not uses_tensorflow(text):  # NumPy spellings at most: no tier of TensorFlow's to speak of
+        plain = migrate_text(text, filename)
+        plain.tier = NO_TENSORFLOW
+        return plain
     # NumPy first (NumPy 2 spellings, NumPy 1.x's ragged arrays); the compat fallback applies the
     # same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
     # moved back to the input's lines.
