@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from codemods.command import command_attribute
-from codemods.contrib_table import CONTRIB_ROWS, SLIM
+from codemods.contrib_table import CONTRIB_ROWS, SLIM, lookup
 from codemods.nodes import ImportStmt, Reference
 from codemods.rule import Invalid, Valid
 from codemods.table_rename import TableRenameRule
@@ -96,10 +96,14 @@ class ContribSymbols(TableRenameRule):
             if self.run.will_remove(alias) and alias.binding is not None and not alias.binding.uses:
                 self.note_change(imp.line, f"import of {qname} dropped: nothing uses it, and neither TF 2.21 nor "
                                            "tf1clip has it")
-            elif not self.run.will_remove(alias):
-                self.note_human(imp.line, f"import of {qname} kept: no known TF 2.21 replacement, and a use of it "
-                                          "is not a name under it (the module used whole); this module fails at "
-                                          "import on TF 2.21 until it is rewritten by hand")
+        for imp in self.file.imports:  # what stays of tf.contrib fails at import on TF 2.21: say so
+            for alias in imp.aliases:
+                qname = alias.full
+                if self.owns(qname) and lookup(self.rows, qname) is None and id(alias) not in self.run.alias_plans \
+                        and not self.run.will_remove(alias):
+                    self.note_human(imp.line, f"import of {qname} kept: no known TF 2.21 replacement for a use of "
+                                              "it (the module used whole, ...); this module fails at import on TF "
+                                              "2.21 until that is rewritten by hand")
 
     def leave_module(self, layout) -> None:
         if not self.stubbed or self._ours():

@@ -9,7 +9,7 @@ import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
-from codemods import COMPAT_RULES, NUMPY_ONLY, Note
+from codemods import ANY_FILE, COMPAT_RULES, Note
 from codemods.engine import apply
 from codemods.errors import EngineError
 
@@ -46,10 +46,10 @@ class Outcome:
 def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> Outcome:
     """Apply the compat tier's `rules` to `text`. Raises MigrationError when the text cannot be
     parsed or rewritten (the file is then left unchanged). A file that is not TF 1.x code gets
-    the rules that apply to any file (`NUMPY_ONLY`), and keeps its reason when they change
-    nothing."""
+    the rules that apply to any file (`codemods.ANY_FILE`: NumPy and Keras 2 spellings), and
+    keeps its reason when they change nothing."""
     if not uses_tensorflow(text):
-        anywhere = [r for r in rules if r in NUMPY_ONLY and r.applies_to(text)]
+        anywhere = [r for r in rules if r.ANY_FILE and r.applies_to(text)]
         if anywhere:
             try:
                 result = apply(text, anywhere, filename)
@@ -94,13 +94,13 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         plain = migrate_text(text, filename)
         plain.tier = NO_TENSORFLOW
         return plain
-    # NumPy first (NumPy 2 spellings, NumPy 1.x's ragged arrays); the compat fallback applies the
-    # same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
+    # The rules for any file first (NumPy 2 spellings, NumPy 1.x's ragged arrays, Keras 2's spellings
+    # outside TF 1.x graph code); the compat fallback applies the same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
     # moved back to the input's lines.
     numpy = Outcome(text)
-    if any(r.applies_to(text) for r in NUMPY_ONLY):
+    if any(r.applies_to(text) for r in ANY_FILE):
         try:
-            done = apply(text, NUMPY_ONLY, filename)
+            done = apply(text, ANY_FILE, filename)
             numpy = Outcome(done.text, done.notes)
         except EngineError:
             pass

@@ -78,7 +78,7 @@ class FileResult:
         if self.reason and self.status != "changed":
             head += f" ({self.reason})"
         elif self.tier and self.status == "changed":
-            head += {"tf2": " (TF2 tier)", "none": " (no TensorFlow: NumPy spellings only)"}.get(
+            head += {"tf2": " (TF2 tier)", "none": " (no TensorFlow: NumPy or Keras spellings only)"}.get(
                 self.tier, " (compat tier: not convertible to TF2 exactly)")
         out = [head]
         for item in self.changes:
@@ -130,7 +130,7 @@ def summary_line(summary: dict, mode: str) -> str:
         if summary["compat_fallback"]:
             text += " (not convertible to TF2 exactly: the places left for a human say why)"
     if summary.get("no_tensorflow"):
-        text += f"; {summary['no_tensorflow']} with no TensorFlow (NumPy spellings only)"
+        text += f"; {summary['no_tensorflow']} with no TensorFlow (NumPy or Keras spellings only)"
     if summary.get("verified") or summary.get("verify_failed"):
         text += (f"; parity: {summary['verified']} TF2 outputs verified, {summary['verify_failed']} failed "
                  "(compat output written instead)")
