@@ -120,6 +120,9 @@ class ContribSymbols(TableRenameRule):
         code = nl.join(("", "", *_STUB_LINES, *(("", "", *bound) if bound else ())))
         if lead:
             last = max((e.stmt.last for e in body[:lead] if e.stmt is not None), default=0)
+            gone = {node.lineno: node.end_lineno for node in self.file.body if id(node) in layout.removed_stmts}
+            while last + 1 in gone:  # the contrib import this rule removes: its line is not what follows
+                last = gone[last + 1]
             if last < len(self.file.lines) and self.file.lines[last].strip():
                 code += nl * 2
             layout.insert_after(body, body[lead - 1], code, self.RULE)
