@@ -33,7 +33,8 @@ from codemods.command import command_attribute
 from codemods.nodes import Reference
 from codemods.rule import Invalid, Rule, Valid
 
-_PACKAGES = ("tensorflow.keras.optimizers", "keras.optimizers")
+_PACKAGES = ("tensorflow.keras.optimizers", "tensorflow.compat.v1.keras.optimizers", "tensorflow.compat.v2.keras.optimizers",
+             "keras.optimizers")
 # Keras 2 (optimizer_v2) default learning rate, and how many leading positional arguments Keras 2
 # and Keras 3 agree on (Keras 2's next one is `name`, Keras 3's `weight_decay`).
 _OPTIMIZERS = {"Adam": ("0.001", 5), "SGD": ("0.01", 3), "RMSprop": ("0.001", 5), "Adagrad": ("0.001", 3),
