@@ -9,7 +9,8 @@ own as a libcst codemod command:
 `COMPAT_RULES` is the compat tier (`tf1clip migrate --to compat`), in report order: contrib,
 estimator and example imports first, then the import rewrite, the two insertions that anchor
 on the final imports, soft placement, a script's flags over absl.logging's, TF 1.x dataset attributes through `tf.data` functions,
-and the rules that also run on files that are not TF 1.x code (`NUMPY_ONLY`): `numpy2`
+Keras 2's spellings that Keras 3 rejects (`keras2`, in files that are not TF 1.x graph code),
+and the rules that also run on files that are not TF 1.x code (`ANY_FILE`): `keras2`, `numpy2`
 (NumPy 2 spellings), `numpy_ragged` (NumPy 1.x's object array of a ragged sequence) and
 `numpy_promotion` (NumPy 1.x's int64 for `np.max(uint8_labels) + 1`). The engine (`codemods.engine.apply`)
 runs them all in one pass over one parse of a file; a `Note` is one line of its report. The
@@ -23,6 +24,7 @@ from codemods.contrib_symbols import ContribSymbols
 from codemods.dataset_v1 import DatasetV1
 from codemods.disable_v2_behavior import DisableV2Behavior
 from codemods.estimator import Estimator
+from codemods.keras2 import Keras2
 from codemods.legacy_keras import LegacyKeras
 from codemods.mnist_input_data import MnistInputData
 from codemods.numpy2 import Numpy2
@@ -41,11 +43,13 @@ COMPAT_RULES = (
     SoftPlacement,
     AbslFlags,
     DatasetV1,
+    Keras2,
     Numpy2,
     NumpyRagged,
     NumpyPromotion,
 )
-# What a file that is not TF 1.x code (no TensorFlow, TF 2 code, ...) still gets.
+# The NumPy rules (a file that is not TF 1.x code gets these and `keras2`: every rule with ANY_FILE).
 NUMPY_ONLY = (Numpy2, NumpyRagged, NumpyPromotion)
+ANY_FILE = tuple(rule for rule in COMPAT_RULES if rule.ANY_FILE)
 
-__all__ = [cls.__name__ for cls in COMPAT_RULES] + ["COMPAT_RULES", "NUMPY_ONLY", "Note"]
+__all__ = [cls.__name__ for cls in COMPAT_RULES] + ["ANY_FILE", "COMPAT_RULES", "NUMPY_ONLY", "Note"]

@@ -63,6 +63,7 @@ class Run:
         self.unused_keys: dict = {}            # RemoveImportsVisitor key -> rule
         self.added: list = []                  # (rule order, module) for `import module`
         self.inserted: list = []               # filled by codemods.layout
+        self.rebound: set = set()              # id(ImportAlias) whose name a rule binds anew
 
     # -- notes -----------------------------------------------------------------------------------
     def note(self, rule, line: int, kind: str, message: str, runtime: Optional[str]) -> None:
@@ -142,6 +143,11 @@ class Run:
         else:
             key = (alias.stmt.module, alias.name, alias.asname)
         self.unused_keys.setdefault(key, rule.RULE)
+
+    def rebind(self, rule, alias: ImportAlias) -> None:
+        """The rule binds `alias`' name itself (a statement it inserts): the import goes."""
+        self.rebound.add(id(alias))
+        self.remove_if_unused(rule, alias)
 
     def remove_unused_by_reference(self, rule, ref: Reference) -> None:
         """RemoveImportsVisitor.remove_unused_import_by_node on `ref`'s root."""
@@ -225,6 +231,8 @@ class Run:
     def unused(self, alias: ImportAlias) -> bool:
         """True when no use of what `alias` binds is left once the edits are applied."""
         binding = alias.binding
+        if id(alias) in self.rebound:
+            return True
         return binding is not None and all(id(ref) in self.chain_edits for ref in binding.uses)
 
 

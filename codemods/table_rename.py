@@ -60,7 +60,7 @@ class TableRenameRule(Rule):
                         # one by one, so keep the binding without the contrib import.
                         self.run.rename_alias(self, alias, dotted.split(".")[0], table=True)
                         continue
-                    self.note_human(imp.line, f"import of {dotted}: no known TF 2.21 replacement")
+                    self.unmapped_import(imp, alias, dotted)
                 continue
             row, new_q = hit
             self.note_change(imp.line, f"import {dotted} → import {new_q}: {row.why}",
@@ -89,7 +89,7 @@ class TableRenameRule(Rule):
                 if self.owns(qname) and self._has_rows_under(qname):
                     self.run.remove_if_unused(self, alias)  # a contrib module whose uses are renamed one by one
                 elif self.owns(qname):
-                    self.note_human(imp.line, f"from {module} import {alias.name}: no known TF 2.21 replacement")
+                    self.unmapped_import(imp, alias, qname)
                 continue
             row, new_q = hit
             self.note_change(imp.line, f"from {module} import {alias.name} → {new_q}: {row.why}",
@@ -97,12 +97,25 @@ class TableRenameRule(Rule):
             parent, _, last = new_q.rpartition(".")
             self.run.move_alias(self, alias, parent, last)
 
+    def unmapped_import(self, imp: ImportStmt, alias, qname: str) -> None:
+        """An import of `qname`, in the family, that no row maps: left for a human (a rule whose
+        uses of such names can be rewritten one by one drops it once they are: `unmapped_use`)."""
+        self.note_human(imp.line, f"import of {qname}: no known TF 2.21 replacement")
+
+    def unmapped_use(self, ref: Reference, full: str) -> bool:
+        """`ref` reaches `full`, a name of the family that no row maps: True when the rule rewrote
+        it (and reported it) itself; else it is left for a human as it is."""
+        return False
+
     def _has_rows_under(self, qname: str) -> bool:
         return any(key.startswith(qname + ".") for key in self.rows)
 
     # -- references -------------------------------------------------------------------------------
     def visit_reference(self, ref: Reference) -> None:
         if not ref.parts:
+            root_q = ref.qname  # a from-imported name used bare (`NASCell(4)`)
+            if root_q is not None and self.owns(root_q) and lookup(self.rows, root_q) is None:
+                self.unmapped_use(ref, root_q)
             return
         root_q = ref.qname
         if root_q is None or (self.owns(root_q) and lookup(self.rows, root_q) is not None):
@@ -120,7 +133,7 @@ class TableRenameRule(Rule):
             self.note_change(ref.line, f"{qname} → {new_q}: {row.why}", runtime=new_q if row.runtime else None)
             return
         full = ".".join((root_q, *parts))
-        if self.owns(full):
+        if self.owns(full) and not self.unmapped_use(ref, full):
             self.note_human(ref.line, f"{ref.text} ({full}) has no known TF 2.21 replacement; "
                                       f"{self.GONE}: rewrite this by hand")
 

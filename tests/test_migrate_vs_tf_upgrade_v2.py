@@ -104,7 +104,7 @@ def test_contrib_calls_are_replaced_not_left_as_errors(both):
     assert "tf.contrib" not in ours and "tf1clip.clip_gradients_by_norm(" in ours
     lstm = (base / "ours" / "model" / "lstm.py").read_text()
     assert "tf.nn.rnn_cell.BasicLSTMCell(units)" in lstm and "tf.nn.rnn_cell.DropoutWrapper(" in lstm
-    # the one contrib name nothing replaces is left in place and reported with its line
+    # the one contrib name nothing replaces raises the runtime's message where reached, reported with its line
     assert _entry(both["report"], "model/lstm.py")["left_for_human"][0]["line"] == 15
 
 

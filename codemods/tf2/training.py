@@ -163,10 +163,10 @@ def tf1_state_names(site: "CallSite", opt: Opt, variables: Optional[cst.BaseExpr
 def keras_optimizer(site: "CallSite"):
     tr = site.tr
     kw = site.keywords()
-    if "decay" in kw or site.starred():
-        site.refuse("a Keras optimizer's `decay=` (tf-keras inverse-time decay) is not converted")
-    unknown = kw - {"learning_rate", "lr", "clipvalue", "clipnorm", "global_clipnorm", "epsilon", "beta_1", "beta_2",
-                    "momentum", "nesterov", "amsgrad", "name"}
+    if site.starred():
+        site.refuse("a Keras optimizer called with *args or **kwargs is not converted")
+    unknown = kw - {"learning_rate", "lr", "decay", "clipvalue", "clipnorm", "global_clipnorm", "epsilon", "beta_1",
+                    "beta_2", "momentum", "nesterov", "amsgrad", "name"}
     if unknown:
         site.refuse(f"Keras optimizer arguments {sorted(unknown)} are not mapped")
     opt = Opt(site.qname, plain_sgd=site.qname.endswith("SGD") and "momentum" not in kw)
@@ -180,11 +180,41 @@ def keras_optimizer(site: "CallSite"):
         args = [a.with_changes(keyword=cst.Name("learning_rate")) if a.keyword and a.keyword.value == "lr" else a
                 for a in args]
         tr.note("Keras optimizer `lr=` → `learning_rate=`")
+    if "decay" in kw:
+        args = _decay_schedule(site, args)
     name = _optimizer_name(site)
     node = emit.with_args(site.node.with_changes(func=tr.tf(site.qname)), args)
     state = State("optimizer", name, name, tr.line, info={"opt": opt})
     tr.note("tf.keras optimizer kept: tf-keras' update rule is Keras 3's (Adam, SGD)")
     return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
+
+
+# Keras 2's default learning rates (optimizer_v2), for `decay=` without one.
+_KERAS2_LR = {"Adam": "0.001", "SGD": "0.01"}
+
+
+def _decay_schedule(site: "CallSite", args: list) -> list:
+    """Keras 2's `decay=d` (optimizer_v2 `_decayed_lr`: lr / (1 + d * iterations), the count before the
+    update) as Keras 3's `learning_rate=InverseTimeDecay(lr, decay_steps=1, decay_rate=d)`, which Keras 3
+    evaluates at the same count: the same learning rate at every step (Keras 3 ignores `decay=`)."""
+    decay = next(a.value for a in args if a.keyword and a.keyword.value == "decay")
+    rest = [a for a in args if not (a.keyword and a.keyword.value == "decay")]
+    if isinstance(decay, (cst.Integer, cst.Float)) and float(decay.value) == 0:
+        return rest  # Keras 2 decays only when decay > 0
+    given = [i for i, a in enumerate(rest) if (a.keyword is None and i == 0) or
+             (a.keyword and a.keyword.value == "learning_rate")]
+    name = site.qname.rpartition(".")[2]
+    if not given and name not in _KERAS2_LR:
+        site.refuse(f"{name}(decay=...) without a learning rate is not converted")
+    lr = rest[given[0]].value if given else cst.Float(_KERAS2_LR[name])
+    schedule = emit.call(site.tr.tf("tensorflow.keras.optimizers.schedules.InverseTimeDecay"), lr,
+                         decay_steps=cst.Integer("1"), decay_rate=decay)
+    site.tr.note("Keras 2's `decay=` → learning_rate=InverseTimeDecay(lr, decay_steps=1, decay_rate=decay): "
+                 "lr / (1 + decay * iterations), as Keras 2 decayed it")
+    if given:
+        at = given[0]
+        return [*rest[:at], rest[at].with_changes(value=schedule), *rest[at + 1:]]
+    return [*rest, emit.keyword("learning_rate", schedule)]
 
 
 def exponential_decay(site: "CallSite"):

@@ -7,27 +7,8 @@ at import. Anything not provided fails with one line naming the symbol
 """
 import importlib
 
+from tf1clip.contrib.hints import PROVIDED, SUBMODULES, SYMBOLS
 from tf1clip.errors import UnsupportedSymbol
-
-PROVIDED = ("cluster_resolver", "crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq",
-            "lookup", "opt", "rnn", "seq2seq", "slim", "tensorboard", "tpu", "training")
-
-_HINTS = {
-    "distribute": "use tf.distribute",
-    "keras": "use tf.keras",
-    "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
-    "losses": "use tf.compat.v1.losses",
-    "summary": "use tf.compat.v2.summary (create_file_writer, scalar, ...)",
-    "distributions": "use TensorFlow Probability (tfp.distributions)",
-    "cudnn_rnn": "use tf.keras.layers.LSTM / GRU (they run cuDNN kernels on a GPU)",
-    "image": "use tf.image", "signal": "use tf.signal", "lite": "use tf.lite",
-    "quantize": "use the TensorFlow Model Optimization toolkit (tfmot.quantization)",
-    "predictor": "load the SavedModel with tf.saved_model.load",
-    "checkpoint": "use tf.train.Checkpoint",
-    "compiler": "use tf.function(jit_compile=True)",
-    "nccl": "use a tf.distribute strategy's all-reduce",
-    "graph_editor": "edit the graph with tf.compat.v1.graph_util or rebuild it",
-}
 
 
 def __getattr__(name):
@@ -37,7 +18,7 @@ def __getattr__(name):
         return module
     if name.startswith("__"):
         raise AttributeError(name)
-    raise UnsupportedSymbol(f"tf.contrib.{name}", _HINTS.get(name, ""))
+    raise UnsupportedSymbol(f"tf.contrib.{name}", SUBMODULES.get(name, ""))
 
 
 def __dir__():
@@ -45,7 +26,9 @@ def __dir__():
 
 
 def forward(module_name: str, symbol_prefix: str, *backing, hints=None):
-    """A module __getattr__ that answers from the `backing` namespaces, else one clear error."""
+    """A module __getattr__ that answers from the `backing` namespaces, else one clear error (its hint from
+    `hints`, else from tf1clip.contrib.hints, the table `tf1clip migrate` writes the same message from)."""
+    hints = {**SYMBOLS.get(symbol_prefix, {}), **(hints or {})}
 
     def __getattr__(name):
         for namespace in backing:
@@ -54,6 +37,6 @@ def forward(module_name: str, symbol_prefix: str, *backing, hints=None):
                 return getattr(ns, name)
         if name.startswith("__"):
             raise AttributeError(name)
-        raise UnsupportedSymbol(f"{symbol_prefix}.{name}", (hints or {}).get(name, ""))
+        raise UnsupportedSymbol(f"{symbol_prefix}.{name}", hints.get(name, ""))
 
     return __getattr__

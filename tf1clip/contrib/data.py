@@ -24,8 +24,4 @@ def sloppy_interleave(map_func, cycle_length, block_length=1):
     return _experimental().parallel_interleave(map_func, cycle_length, block_length=block_length, sloppy=True)
 
 
-__getattr__ = forward(__name__, "tf.contrib.data", _experimental, hints={
-    "sliding_window_batch": "use Dataset.window(size, shift, stride).flat_map(lambda w: w.batch(size))",
-    "read_batch_features": "use tf.data.experimental.make_batched_features_dataset",
-    "assert_element_shape": "use Dataset.map with tf.ensure_shape",
-})
+__getattr__ = forward(__name__, "tf.contrib.data", _experimental)  # hints: tf1clip.contrib.hints

@@ -285,7 +285,4 @@ def model_with_buckets(encoder_inputs, decoder_inputs, targets, weights, buckets
     return outputs, losses
 
 
-__getattr__ = forward(__name__, "tf.contrib.legacy_seq2seq", hints={
-    "one2many_rnn_seq2seq": "build one embedding_rnn_decoder per task on a shared encoder state",
-    "embedding_tied_rnn_seq2seq": "use tied_rnn_seq2seq on embedding lookups",
-})
+__getattr__ = forward(__name__, "tf.contrib.legacy_seq2seq")  # hints: tf1clip.contrib.hints

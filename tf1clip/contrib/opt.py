@@ -142,12 +142,4 @@ class MomentumWOptimizer(DecoupledWeightDecayExtension, _v1.train.MomentumOptimi
                          name=name, use_nesterov=use_nesterov)
 
 
-__getattr__ = forward(__name__, "tf.contrib.opt", hints={
-    "ScipyOptimizerInterface": "call scipy.optimize.minimize on a loss-and-gradient function",
-    "MovingAverageOptimizer": "keep tf.train.ExponentialMovingAverage of the variables yourself",
-    "NadamOptimizer": "use tf.keras.optimizers.Nadam", "AdaMaxOptimizer": "use tf.keras.optimizers.Adamax",
-    "LARSOptimizer": "use tf.keras.optimizers.Lion or SGD with layer-wise scaling by hand",
-    "MultitaskOptimizerWrapper": "clip or mask the per-task gradients before apply_gradients",
-    "clip_gradients_by_global_norm": "use tf.clip_by_global_norm on the gradients",
-    "VariableClippingOptimizer": "apply tf.clip_by_norm to the variables after each update",
-})
+__getattr__ = forward(__name__, "tf.contrib.opt")  # hints: tf1clip.contrib.hints

@@ -10,7 +10,6 @@ import tensorflow as tf
 from tf1clip.contrib import forward
 from tf1clip.estimator import tpu as _tpu
 
-_NO_TPU = "no TPU here: run TPUEstimator code with use_tpu=False (it trains on the CPU)"
 
 
 class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
@@ -41,6 +40,4 @@ class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
         return self._opt.variables()
 
 
-__getattr__ = forward(__name__, "tf.contrib.tpu", _tpu, hints={
-    name: _NO_TPU for name in ("TPUDistributionStrategy", "keras_to_tpu_model", "rewrite", "shard", "batch_parallel",
-                               "replicate", "initialize_system", "shutdown_system", "outside_compilation")})
+__getattr__ = forward(__name__, "tf.contrib.tpu", _tpu)  # hints: tf1clip.contrib.hints

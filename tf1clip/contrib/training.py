@@ -15,9 +15,4 @@ def _training():
     return sys.modules["tf_slim.training.training"]
 
 
-_QUEUES = "use tf.data (tf.data.experimental.bucket_by_sequence_length / sample_from_datasets)"
-__getattr__ = forward(__name__, "tf.contrib.training", _training, hints={
-    "bucket_by_sequence_length": _QUEUES, "stratified_sample": _QUEUES, "rejection_sample": _QUEUES,
-    "batch_sequences_with_states": _QUEUES, "SequenceQueueingStateSaver": _QUEUES,
-    "evaluate_repeatedly": "loop over tf.train.checkpoints_iterator and run your evaluation",
-})
+__getattr__ = forward(__name__, "tf.contrib.training", _training)  # hints: tf1clip.contrib.hints

@@ -9,7 +9,7 @@ import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
-from codemods import COMPAT_RULES, NUMPY_ONLY, Note
+from codemods import ANY_FILE, COMPAT_RULES, Note
 from codemods.engine import apply
 from codemods.errors import EngineError
 
@@ -22,12 +22,21 @@ class MigrationError(Exception):
         self.line = line
 
 
+#: `Outcome.tier` of a file with no TensorFlow in it (only the NumPy rules can change it).
+NO_TENSORFLOW = "none"
+
+
+def uses_tensorflow(text: str) -> bool:
+    """False when `text` certainly imports no TensorFlow (nor tf-slim): no tier applies to it."""
+    return "tensorflow" in text or "tf_slim" in text
+
+
 @dataclass
 class Outcome:
     text: str
     notes: list[Note] = field(default_factory=list)
     reason: str = ""        # why nothing changed, when nothing did
-    tier: str = "compat"    # which tier produced `text`
+    tier: str = "compat"    # which tier produced `text`: compat, tf2, or NO_TENSORFLOW
 
     @property
     def runtime(self) -> list[str]:
@@ -37,10 +46,10 @@ class Outcome:
 def migrate_text(text: str, filename: str = "<string>", rules=COMPAT_RULES) -> Outcome:
     """Apply the compat tier's `rules` to `text`. Raises MigrationError when the text cannot be
     parsed or rewritten (the file is then left unchanged). A file that is not TF 1.x code gets
-    the rules that apply to any file (`NUMPY_ONLY`), and keeps its reason when they change
-    nothing."""
-    if "tensorflow" not in text and "tf_slim" not in text:
-        anywhere = [r for r in rules if r in NUMPY_ONLY and r.applies_to(text)]
+    the rules that apply to any file (`codemods.ANY_FILE`: NumPy and Keras 2 spellings), and
+    keeps its reason when they change nothing."""
+    if not uses_tensorflow(text):
+        anywhere = [r for r in rules if r.ANY_FILE and r.applies_to(text)]
         if anywhere:
             try:
                 result = apply(text, anywhere, filename)
@@ -81,13 +90,17 @@ def migrate(text: str, filename: str = "<string>", to: str = "compat", strategy:
         return migrate_text(text, filename)
     from codemods.tf2 import Result, convert
 
-    # NumPy first (NumPy 2 spellings, NumPy 1.x's ragged arrays); the compat fallback applies the
-    # same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
+    if not uses_tensorflow(text):  # NumPy spellings at most: no tier of TensorFlow's to speak of
+        plain = migrate_text(text, filename)
+        plain.tier = NO_TENSORFLOW
+        return plain
+    # The rules for any file first (NumPy 2 spellings, NumPy 1.x's ragged arrays, Keras 2's spellings
+    # outside TF 1.x graph code); the compat fallback applies the same rules itself. The TF2 tier's notes name lines of the NumPy pass's output: they are
     # moved back to the input's lines.
     numpy = Outcome(text)
-    if any(r.applies_to(text) for r in NUMPY_ONLY):
+    if any(r.applies_to(text) for r in ANY_FILE):
         try:
-            done = apply(text, NUMPY_ONLY, filename)
+            done = apply(text, ANY_FILE, filename)
             numpy = Outcome(done.text, done.notes)
         except EngineError:
             pass

@@ -44,7 +44,7 @@ class FileResult:
     human: list[Item] = field(default_factory=list)
     runtime: list[str] = field(default_factory=list)
     written: Optional[str] = None     # where the new file went (--inplace / --outtree)
-    tier: Optional[str] = None        # with --to tf2: "tf2" or "compat" (fell back)
+    tier: Optional[str] = None        # with --to tf2: "tf2", "compat" (fell back) or "none" (no TensorFlow)
     parity: Optional[dict] = None     # with --verify: the parity table (tf1clip.migrate.verify)
     # not serialized: the new bytes and the diff, carried from the worker to the writer
     new_bytes: Optional[bytes] = None
@@ -78,7 +78,8 @@ class FileResult:
         if self.reason and self.status != "changed":
             head += f" ({self.reason})"
         elif self.tier and self.status == "changed":
-            head += " (TF2 tier)" if self.tier == "tf2" else " (compat tier: not convertible to TF2 exactly)"
+            head += {"tf2": " (TF2 tier)", "none": " (no TensorFlow: NumPy or Keras spellings only)"}.get(
+                self.tier, " (compat tier: not convertible to TF2 exactly)")
         out = [head]
         for item in self.changes:
             out.append(f"  {item.where(self.path)}: [{item.rule}] {item.message}")
@@ -110,6 +111,7 @@ def summarize(results: list[FileResult]) -> dict:
         "other_files": sum(1 for r in results if r.kind == "other" and r.status != "error"),
         "tf2_tier": sum(1 for r in results if r.tier == "tf2" and r.status == "changed"),
         "compat_fallback": sum(1 for r in results if r.tier == "compat" and r.status == "changed"),
+        "no_tensorflow": sum(1 for r in results if r.tier == "none" and r.status == "changed"),
         "verified": sum(1 for r in results if r.parity is not None and r.parity.get("passed")),
         "verify_failed": sum(1 for r in results if r.parity is not None and not r.parity.get("passed")),
     }
@@ -124,8 +126,11 @@ def summary_line(summary: dict, mode: str) -> str:
         text += (f"; {summary['use_runtime']} files import the tf1clip runtime "
                  f"({', '.join(summary['runtime_names'])})")
     if summary["tf2_tier"] or summary["compat_fallback"]:
-        text += (f"; {summary['tf2_tier']} to the TF2 tier, {summary['compat_fallback']} to the compat tier "
-                 "(not convertible exactly: see the places left for a human)")
+        text += f"; {summary['tf2_tier']} to the TF2 tier, {summary['compat_fallback']} to the compat tier"
+        if summary["compat_fallback"]:
+            text += " (not convertible to TF2 exactly: the places left for a human say why)"
+    if summary.get("no_tensorflow"):
+        text += f"; {summary['no_tensorflow']} with no TensorFlow (NumPy or Keras spellings only)"
     if summary.get("verified") or summary.get("verify_failed"):
         text += (f"; parity: {summary['verified']} TF2 outputs verified, {summary['verify_failed']} failed "
                  "(compat output written instead)")

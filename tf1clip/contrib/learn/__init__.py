@@ -21,11 +21,7 @@ class ModeKeys:
 
 
 _SUBMODULES = ("preprocessing", "datasets")
-_ESTIMATOR = "use tf.estimator.Estimator with a model_fn (tf1clip.estimator) or Keras"
-_forward = forward(__name__, "tf.contrib.learn", hints={
-    name: _ESTIMATOR for name in ("Estimator", "Experiment", "RunConfig", "DNNClassifier", "DNNRegressor",
-                                  "LinearClassifier", "LinearRegressor", "SKCompat", "learn_runner", "ModelFnOps",
-                                  "estimators", "monitors", "infer_real_valued_columns_from_input", "InputFnOps")})
+_forward = forward(__name__, "tf.contrib.learn")  # hints: tf1clip.contrib.hints
 
 
 def __getattr__(name):

@@ -33,14 +33,7 @@ def _static_rnn():
                                ("static_rnn", "static_bidirectional_rnn", "static_state_saving_rnn")})
 
 
-_LSTM = "use LSTMBlockCell, tf.nn.rnn_cell.LSTMCell or LayerNormBasicLSTMCell"
-_forward = forward(__name__, "tf.contrib.rnn", _cells, _static_rnn, hints={
-    "LSTMBlockFusedCell": "use LSTMBlockCell with tf.nn.dynamic_rnn (same kernel, one step at a time)",
-    "GRUBlockCellV2": "use GRUBlockCell", "NASCell": _LSTM, "UGRNNCell": "use tf.nn.rnn_cell.GRUCell",
-    "CoupledInputForgetGateLSTMCell": _LSTM, "TimeFreqLSTMCell": _LSTM, "GridLSTMCell": _LSTM,
-    "AttentionCellWrapper": "use tf.contrib.seq2seq.AttentionWrapper",
-    "HighwayWrapper": "write the highway connection around the cell's output",
-})
+_forward = forward(__name__, "tf.contrib.rnn", _cells, _static_rnn)  # hints: tf1clip.contrib.hints
 
 
 def __getattr__(name):

@@ -24,13 +24,7 @@ __all__ = ["AttentionMechanism", "AttentionWrapper", "AttentionWrapperState", "B
            "InferenceHelper", "LuongAttention", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
            "hardmax", "sequence_loss", "tile_batch"]
 
-_forward = forward(__name__, "tf.contrib.seq2seq", hints={
-    "ScheduledEmbeddingTrainingHelper": "feed sampled ids yourself with a CustomHelper",
-    "ScheduledOutputTrainingHelper": "feed sampled outputs yourself with a CustomHelper",
-    "BahdanauMonotonicAttention": "use BahdanauAttention", "LuongMonotonicAttention": "use LuongAttention",
-    "monotonic_attention": "use BahdanauAttention or LuongAttention",
-    "safe_cumprod": "use tf.math.cumprod on tf.math.log / tf.exp",
-})
+_forward = forward(__name__, "tf.contrib.seq2seq")  # hints: tf1clip.contrib.hints
 
 
 def __getattr__(name):
