@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, run_python, run_tf1clip, tail
+from conftest import FIXTURES, line_of, run_python, run_tf1clip, tail
 from test_runner import stderr_lines
 
 FIXTURE = FIXTURES / "runtime" / "conv_towers.py"
@@ -30,25 +30,37 @@ SLOTS = sorted([v for name in ONE_TOWER for v in (name, name.replace("[", "/Adam
 
 
 def _parse(stdout):
-    """{towers: (variable names, [(loss, eval, accuracy) per step], weights checksum)}"""
-    runs = {}
+    """[(towers, variable names, [(loss, eval, accuracy) per step], weights checksum)] in run order"""
+    runs = []
     for line in stdout.splitlines():
         words = line.split(" ")
         if words[0] != "towers":
             continue
         towers = int(words[1])
-        names, steps, weights = runs.setdefault(towers, ([], [], []))
         if words[2] == "variables":
             assert words[4:6] == ["trainable", "8:"], line
-            names.extend(line.split(": ", 1)[1].split(" "))
-            assert int(words[3]) == len(names), line
-        elif words[2] == "weights":
+            runs.append((towers, line.split(": ", 1)[1].split(" "), [], []))
+            assert int(words[3]) == len(runs[-1][1]), line
+            continue
+        assert runs and runs[-1][0] == towers, line
+        _, _, steps, weights = runs[-1]
+        if words[2] == "weights":
             weights.append(float(words[3]))
         else:
             step = STEP.match(line)
             assert step and int(step.group(2)) == len(steps), line
             steps.append(tuple(float(step.group(k)) for k in (3, 4, 5)))
     return runs
+
+
+def _same_run(run, one):
+    """`run` makes `one`'s variables and prints its numbers up to float rounding."""
+    _, names, steps, weights = run
+    assert names == one[1]
+    assert len(steps) == len(one[2]) == 3
+    for got, want in zip(steps, one[2]):
+        assert got == pytest.approx(want, rel=1e-5)
+    assert weights == pytest.approx(one[3], rel=1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -60,17 +72,12 @@ def no_dropout():
 
 def test_towers_make_the_one_tower_variables_and_train_like_it(no_dropout):
     runs = _parse(no_dropout.stdout)
-    assert sorted(runs) == [1, 2, 4]
-    one_names, one_steps, one_weights = runs[1]
-    assert sorted(one_names) == one_names == SLOTS  # 8 layer variables, 16 Adam slots, 2 beta powers
-    for towers in (2, 4):
-        names, steps, weights = runs[towers]
-        assert names == one_names
-        assert len(steps) == 3
-        for got, want in zip(steps, one_steps):
-            assert got == pytest.approx(want, rel=1e-5)
-        assert weights == pytest.approx(one_weights, rel=1e-5)
-    for towers, (_, steps, _) in runs.items():
+    assert [run[0] for run in runs] == [1, 2, 4]
+    one = runs[0]
+    assert sorted(one[1]) == one[1] == SLOTS  # 8 layer variables, 16 Adam slots, 2 beta powers
+    for run in runs[1:]:
+        _same_run(run, one)
+    for towers, _, steps, _ in runs:
         # the evaluation towers reuse the trained variables: without dropout they compute the
         # training towers' function, so each step's eval loss is the next step's training loss
         for before, after in zip(steps, steps[1:]):
@@ -78,16 +85,16 @@ def test_towers_make_the_one_tower_variables_and_train_like_it(no_dropout):
         assert all(0 < loss < 3 for loss, _, _ in steps)
 
 
-def test_the_scope_reuse_variables_style_too(no_dropout):
-    """cifar10's towers: tf.name_scope('tower_i') and get_variable_scope().reuse_variables()."""
-    proc = run_tf1clip("run", FIXTURE, "--dropout", "0", "--style", "scope", "4")
+def test_the_other_reuse_styles_too(no_dropout):
+    """cifar10's towers (tf.name_scope('tower_i') + get_variable_scope().reuse_variables())
+    and reuse=tf.AUTO_REUSE for every copy."""
+    proc = run_tf1clip("run", FIXTURE, "--dropout", "0", "--style", "scope,auto", "4")
     assert proc.returncode == 0, tail(proc.stderr)
-    names, steps, weights = _parse(proc.stdout)[4]
-    one_names, one_steps, one_weights = _parse(no_dropout.stdout)[1]
-    assert names == one_names
-    for got, want in zip(steps, one_steps):
-        assert got == pytest.approx(want, rel=1e-5)
-    assert weights == pytest.approx(one_weights, rel=1e-5)
+    runs = _parse(proc.stdout)
+    assert [run[0] for run in runs] == [4, 4]
+    one = _parse(no_dropout.stdout)[0]
+    for run in runs:
+        _same_run(run, one)
 
 
 def test_compat_migration_prints_the_same_lines_and_passes_parity(tmp_path, no_dropout):
@@ -110,7 +117,9 @@ def test_an_empty_tower_stops_in_one_line_and_runs_with_tensorflows_own_kernels(
     assert proc.returncode == 2
     notes = [line for line in stderr_lines(proc) if line.startswith(str(FIXTURE))]
     # the empty towers' ops are unordered (TF 1.x too): either one's training copy stops first
-    assert len(notes) == 1 and re.match(f"{re.escape(str(FIXTURE))}:100: ConvNet_[46]/conv2d_1/Conv2D: ", notes[0])
+    run_line = line_of(FIXTURE.read_text(), "_, value = sess.run([train_op, mean_loss], feed)")
+    assert len(notes) == 1
+    assert re.match(f"{re.escape(str(FIXTURE))}:{run_line}: ConvNet_[46]/conv2d_1/Conv2D: ", notes[0]), notes
     assert notes[0].split(": ", 2)[2] == (
         "this convolution's input has depth 4 in the graph but 1 "
         "when it ran: TF 2.21's oneDNN convolution gives a batch of 0 rows its input's shape (TF 1.x's "
@@ -123,8 +132,9 @@ def test_an_empty_tower_stops_in_one_line_and_runs_with_tensorflows_own_kernels(
     ran = run_tf1clip("run", FIXTURE, "--rows", "4", "--dropout", "0", "4", "1",
                       env={"TF_ENABLE_ONEDNN_OPTS": "0"})
     assert ran.returncode == 0, tail(ran.stderr)
-    runs = _parse(ran.stdout)
-    assert all(math.isnan(loss) for loss, _, _ in runs[4][1])
-    assert not any(math.isnan(loss) for loss, _, _ in runs[1][1])
-    for got, want in zip(runs[4][1], runs[1][1]):
+    (four, _, four_steps, _), (one, _, one_steps, _) = _parse(ran.stdout)
+    assert (four, one) == (4, 1)
+    assert all(math.isnan(loss) for loss, _, _ in four_steps)
+    assert not any(math.isnan(loss) for loss, _, _ in one_steps)
+    for got, want in zip(four_steps, one_steps):
         assert got[1:] == pytest.approx(want[1:], rel=1e-3)
