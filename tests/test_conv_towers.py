@@ -138,3 +138,17 @@ def test_an_empty_tower_stops_in_one_line_and_runs_with_tensorflows_own_kernels(
     assert not any(math.isnan(loss) for loss, _, _ in one_steps)
     for got, want in zip(four_steps, one_steps):
         assert got[1:] == pytest.approx(want[1:], rel=1e-3)
+
+
+def test_a_depth_the_graph_does_not_know_keeps_tensorflows_error(tmp_path):
+    """Only a convolution whose graph depth disagrees with the one its kernel saw is named."""
+    script = tmp_path / "wrong_depth.py"
+    script.write_text(
+        "import numpy as np\nimport tensorflow as tf\n"
+        "x = tf.placeholder(tf.float32, [None, None, None, None])\n"
+        "y = tf.nn.conv2d(x, tf.ones([3, 3, 3, 2]), [1, 1, 1, 1], 'VALID')\n"
+        "with tf.Session() as sess:\n    sess.run(y, {x: np.ones([1, 5, 5, 2], np.float32)})\n")
+    proc = run_tf1clip("run", script)
+    assert proc.returncode == 1
+    assert "input depth must be evenly divisible by filter depth: 2 vs 3" in proc.stderr
+    assert "Traceback" in proc.stderr and "batch of 0 rows" not in proc.stderr

@@ -44,7 +44,7 @@ def explain(exc) -> KernelDefect | None:
     shape = conv.inputs[0].shape
     if shape.rank is None:
         return None
-    static = shape[-1 if channels_last else 1]
+    static = shape.as_list()[-1 if channels_last else 1]  # an int or None (v1 shapes index to Dimension)
     if static is None or static % filter_depth or ran == static:
         return None
     return KernelDefect(
