@@ -36,3 +36,9 @@ def refuse_unknown(prefix: str, reason: str, hints: dict | None = None, default_
         raise UnsupportedSymbol(f"{prefix}.{name}", (hints or {}).get(name, default_hint), reason)
 
     return __getattr__
+
+
+class KernelDefect(RuntimeError):
+    """A TF 2.21 kernel that computes what TF 1.x computed differently (tf1clip.empty_batch)."""
+
+    tf1clip_unsupported = True

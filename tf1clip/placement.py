@@ -4,7 +4,9 @@ TF 1.x users ran GPU-pinned scripts on other machines with `allow_soft_placement
 without it TF 2.21 stops with "Cannot assign a device for operation". While installed, every
 `tf.compat.v1` Session (also InteractiveSession and the MonitoredSession family, which build
 one) gets `allow_soft_placement=True` on top of the config the script gave, and the first op
-pinned to a device this machine lacks is named once on stderr, with the user's line.
+pinned to a device this machine lacks is named once on stderr, with the user's line. A
+convolution that TF 2.21's oneDNN kernels gave a wrong shape for a batch of 0 rows is named in
+one line (tf1clip.empty_batch) instead of TensorFlow's message.
 """
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ class SoftPlacement:
     # -- install / uninstall -------------------------------------------------------------------
     def install(self) -> None:
         from tensorflow.python.client import session
+        from tensorflow.python.framework import errors
+
+        from tf1clip import empty_batch
 
         base = session.BaseSession
         init, run = base.__init__, base._run
@@ -38,7 +43,13 @@ class SoftPlacement:
 
         def _run(self, handle, fetches, feed_dict, options, run_metadata):
             placement.check(self.graph)
-            return run(self, handle, fetches, feed_dict, options, run_metadata)
+            try:
+                return run(self, handle, fetches, feed_dict, options, run_metadata)
+            except errors.InvalidArgumentError as exc:
+                defect = empty_batch.explain(exc)
+                if defect is None:
+                    raise
+                raise defect from exc
 
         self._originals = (init, run)
         base.__init__, base._run = __init__, _run
