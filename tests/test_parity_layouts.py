@@ -134,3 +134,20 @@ def test_two_optimizers_sharing_variables_pass_and_a_wrong_variable_list_fails(t
     assert proc.returncode == 2, proc.stdout[-2000:] + tail(proc.stderr)
     assert f"{wrong}: variables of optimizer 2 do not match OLD's" in proc.stderr
     assert "G_W1:0 opt1/var0 (5, 8)   Q_W1:0 (6, 8)" in proc.stderr
+
+
+def test_a_sides_paths_are_told_as_the_users_and_those_outside_the_root_say_so():
+    from tf1clip.parity.layout import UserPaths
+
+    paths = UserPaths("/home/u/repo", "/tmp/tf1clip-parity-x/old/work", "/home/u/repo/GAN/infogan")
+    inside = paths.told("MNIST data not found: /tmp/tf1clip-parity-x/old/work/GAN/MNIST_data is missing a.gz")
+    assert inside == "MNIST data not found: /home/u/repo/GAN/MNIST_data is missing a.gz"
+    above = paths.told("MNIST data not found: /tmp/tf1clip-parity-x/old/MNIST_data is missing a.gz")
+    assert above == ("MNIST data not found: /home/u/MNIST_data is missing a.gz (parity ran this side in a copy of "
+                     "/home/u/repo; /home/u/MNIST_data is outside it, so the script could not see it, whatever it "
+                     "holds: run parity with --root /home/u)")
+    relative = paths.told("FileNotFoundError: [Errno 2] No such file or directory: '../../../data/x.npy'")
+    assert relative.endswith("'../../../data/x.npy' (parity ran this side in a copy of /home/u/repo; "
+                             "../../../data/x.npy (from the working directory: /home/u/data/x.npy) is outside it, "
+                             "so the script could not see it, whatever it holds: run parity with --root /home/u)")
+    assert paths.told("No such file: '../../data/x.npy'") == "No such file: '../../data/x.npy'"  # inside the root
