@@ -32,7 +32,7 @@ from realworld.workspace import Workspace  # noqa: E402
 
 
 def detect(tools: jobs.Tools, scratch: Path) -> None:
-    """What the installed tf1clip offers: `run --steps`, `parity --no-dropout`."""
+    """What the installed tf1clip offers: `run --steps`, `parity --no-dropout`, `parity --root`."""
     empty = scratch / "empty_script.py"
     empty.write_text("")
     probe = subprocess.run([tools.python, "-m", "tf1clip", "run", "--steps", "1", str(empty)], cwd=scratch,
@@ -41,6 +41,7 @@ def detect(tools: jobs.Tools, scratch: Path) -> None:
     helptext = subprocess.run([tools.python, "-m", "tf1clip", "parity", "--help"], cwd=scratch, env=tools.env,
                               capture_output=True, text=True, timeout=600)
     tools.no_dropout = "--no-dropout" in helptext.stdout
+    tools.root = "--root" in helptext.stdout
 
 
 class Progress:

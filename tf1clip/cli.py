@@ -22,9 +22,9 @@ commands:
                  [--check] [--report FILE.json] [-j N] [--strategy mirrored|multi_worker]
                  [--verify [--verify-steps N]]
   parity OLD NEW [--steps N] [--rtol R] [--atol A] [--json FILE] [--plot FILE.png]
-                 [--no-transfer] [--no-dropout] [--keep] [--replicas N] [-- ARGS]
-                 prove NEW trains like OLD; each side in its own copy of the working
-                 directory (docs/parity.md)
+                 [--no-transfer] [--no-dropout] [--keep] [--root DIR] [--replicas N] [-- ARGS]
+                 prove NEW trains like OLD; each side in its own copy of the repository
+                 (--root; docs/parity.md)
 """
 
 

@@ -61,6 +61,7 @@ class Tools:
     upgrade: str = str(Path(sys.executable).with_name("tf_upgrade_v2"))
     run_steps: bool = False      # `tf1clip run --steps N` exists
     no_dropout: bool = False     # `tf1clip parity --no-dropout` exists
+    root: bool = False           # `tf1clip parity --root DIR` exists
     env: dict = field(default_factory=dict)
 
 
@@ -218,6 +219,8 @@ class ScriptRun:
                "--json", result, "--timeout", str(self.entry.timeout)]
         if to == "tf2" and self.tools.no_dropout:
             cmd.append("--no-dropout")
+        if self.tools.root:  # each side in a copy of the whole repository, as in a user's checkout
+            cmd += ["--root", str(old.root)]
         if self.entry.args:
             cmd += ["--", *self.entry.args]
         done = proc.run(cmd, old.cwd, self.tools.env, 2 * self.entry.timeout + 60, self.logs, f"{to}.parity")

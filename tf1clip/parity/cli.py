@@ -3,7 +3,7 @@
 OLD runs under the compat runtime (graph mode, TF_USE_LEGACY_KERAS=1), NEW under plain
 TensorFlow 2.21 (under the compat runtime too when it is an identical copy of OLD: the
 harness checking itself). Each runs in its own process with a timeout, in its own fresh copy
-of the working directory (workdir.py), with PYTHONHASHSEED=0 and the randomness policy of
+of the root its scripts can reach (workdir.py, layout.py), with PYTHONHASHSEED=0 and the randomness policy of
 randomness.py. Neither script nor any file of the user's is edited.
 Exit: 0 pass, 1 diverged, 2 error (a script crashed, timed out, or its variables don't match).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from tf1clip._source import check_source
 from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
-from tf1clip.parity import workdir
+from tf1clip.parity import layout, workdir
 from tf1clip.parity import randomness
 from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
@@ -45,8 +45,10 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
                atol: float = cmp.DEFAULT_ATOL, args=(), deterministic: bool = False,
                timeout: float = 600.0, cwd: str | None = None, progress=None,
                new_env: dict | None = None, replicas: int | None = None, transfer: bool = True,
-               no_dropout: bool = False, keep: bool = False, same_seeds: bool = False) -> ParityOutcome:
-    """Record OLD then NEW, each in a fresh copy of `cwd`, and compare.
+               no_dropout: bool = False, keep: bool = False, root: str | None = None,
+               same_seeds: bool = False) -> ParityOutcome:
+    """Record OLD then NEW, each in a fresh copy of `root` (default: workdir.find_root, the
+    work tree holding `cwd`), from `cwd`'s place inside it, and compare.
 
     Raises ParityError when they cannot be compared. With keep=True the copies stay and the
     result says where (result["kept"]); otherwise they are removed.
@@ -63,15 +65,22 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
     same_program = sources[0] == sources[1]
     chosen = randomness.choose(no_dropout, same_program, sources[1], same_seeds)
     base = os.path.abspath(cwd or os.getcwd())
-    tmp = tempfile.mkdtemp(prefix="tf1clip-parity-")
-    sides = {}
     try:
-        for side in ("old", "new"):
-            try:
-                made = workdir.mirror(base, os.path.join(tmp, side, "work"), exclude=(tmp,))
-            except (workdir.WorkdirError, OSError) as exc:
-                raise ParityError(str(exc)) from None
-            sides[side] = made.target
+        root = layout.choose_root(base, root, (old, new))
+    except layout.LayoutError as exc:
+        raise ParityError(str(exc)) from None
+    tmp = tempfile.mkdtemp(prefix="tf1clip-parity-")
+    sides, places, mirrors = {}, {}, {}
+    try:
+        try:
+            plan = workdir.survey(root, exclude=(tmp,), within=(base,))
+            for side in ("old", "new"):
+                mirrors[side] = workdir.build(plan, os.path.join(tmp, side, "work"), hard_links=True,
+                                              copy_under=layout.copied(base, root, (old, new)))
+                sides[side] = mirrors[side].target
+                places[side] = layout.place(base, root, sides[side])
+        except (workdir.WorkdirError, OSError) as exc:
+            raise ParityError(str(exc)) from None
         old_dir, new_dir = os.path.join(tmp, "old", "record"), os.path.join(tmp, "new", "record")
         common = [f"--steps={steps}"] if steps else []
         if deterministic:
@@ -80,9 +89,11 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
             common.append("--no-dropout")
         elif chosen == randomness.KEYED:
             common.append("--keyed-dropout")
-        common.append(f"--protect={base}")
-        _record("OLD", _in_copy(old, base, sides["old"]), ["--side=old", f"--out={old_dir}", *common], args,
-                timeout, sides["old"], progress, env={"TF_USE_LEGACY_KERAS": "1"}, shown=old)
+        common.append(f"--protect={root}")
+        _record("OLD", _in_copy(old, root, sides["old"]),
+                ["--side=old", f"--out={old_dir}", f"--copy={sides['old']}", *common], args,
+                timeout, places["old"], progress, env={"TF_USE_LEGACY_KERAS": "1"}, shown=old,
+                paths=layout.UserPaths(root, sides["old"], base))
         old_record = cmp.load_record(old_dir)
         if not old_record["optimizers"] or not old_record.get("initial"):
             raise ParityError(f"{old}: made no update under the compat runtime (no optimizer update and no "
@@ -95,16 +106,21 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         if same_program:
             new_options.append("--face")
             env["TF_USE_LEGACY_KERAS"] = "1"
-        _record("NEW", _in_copy(new, base, sides["new"]),
-                ["--side=new", f"--out={new_dir}", f"--init={init}", *common, *new_options], args,
-                timeout, sides["new"], progress, env=env, mismatch_dir=new_dir, shown=new)
+        _record("NEW", _in_copy(new, root, sides["new"]),
+                ["--side=new", f"--out={new_dir}", f"--copy={sides['new']}", f"--init={init}", *common, *new_options],
+                args,
+                timeout, places["new"], progress, env=env, mismatch_dir=new_dir, shown=new,
+                paths=layout.UserPaths(root, sides["new"], base))
         new_record = cmp.load_record(new_dir)
     except ParityError as exc:
         if keep:
             raise ParityError(f"{exc}\n(working copies kept: OLD {sides.get('old')}, NEW {sides.get('new')})") from None
         raise
     finally:
-        if not keep:
+        if keep:
+            for made in mirrors.values():
+                workdir.show_links(made)
+        else:
             shutil.rmtree(tmp, ignore_errors=True)
     result = cmp.compare(old_record, new_record, rtol=rtol, atol=atol, initial=not transfer)
     result["old"], result["new"] = os.path.abspath(old), os.path.abspath(new)
@@ -114,19 +130,20 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
     result["old_runtime"] = "TF 1.x eager, compat runtime" if old_record.get("eager") else "TF1 graph, compat runtime"
     result["new_runtime"] = "TF 1.x face (an identical copy of OLD)" if same_program else "plain TensorFlow 2"
     result["kept"] = {"old": sides["old"], "new": sides["new"]} if keep else None
+    result["root"] = root
     return ParityOutcome(result, cmp.format_report(result, os.path.basename(old), os.path.basename(new)),
                          old_record, new_record)
 
 
 def _in_copy(script: str, base: str, copy: str) -> str:
-    """The script a side runs: its copy when it lies in the working directory, else itself."""
+    """The script a side runs: its copy when it lies in the root, else itself."""
     path = os.path.abspath(script)
     if workdir.inside(path, base):
         return os.path.join(copy, os.path.relpath(path, base))
     return path
 
 
-def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_dir=None, shown=None):
+def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_dir=None, shown=None, paths=None):
     shown = shown or script
     full_env = dict(os.environ)
     full_env.pop("TF_USE_LEGACY_KERAS", None)
@@ -146,6 +163,8 @@ def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_
             mismatch = json.load(handle)["mismatch"]
         raise ParityError(_mismatch_message(shown, mismatch))
     tail = _last_lines(proc.stderr)
+    if paths is not None:
+        tail = paths.told(tail)
     if proc.returncode == EXIT_CRASH:
         raise ParityError(f"{shown}: {label} crashed: {tail}")
     if proc.returncode == EXIT_NO_STRATEGY and mismatch_dir:
@@ -163,9 +182,12 @@ def _mismatch_message(script, mismatch) -> str:
     old = mismatch.get("old", [])
     new = mismatch.get("new", [])
     width = max([len(_describe(o)) for o in old] + [10])
-    lines = [f"{script}: variables of optimizer {mismatch.get('optimizer')} do not match OLD's "
-             "(matched by creation order within each shape):",
-             f"    {'OLD'.ljust(width)}   NEW"]
+    index = mismatch.get("optimizer")
+    head = (f"{script}: variables of optimizer {index} do not match OLD's (matched by creation order within "
+            "each shape):" if old else
+            f"{script}: optimizer {index} of NEW updates variables that no optimizer of OLD that ran updated "
+            "(matched by creation order within each shape):")
+    lines = [head, f"    {'OLD'.ljust(width)}   NEW"]
     for i in range(max(len(old), len(new))):
         left = _describe(old[i]) if i < len(old) else ""
         right = new[i] if i < len(new) else None
@@ -176,7 +198,8 @@ def _mismatch_message(script, mismatch) -> str:
 
 
 def _describe(entry) -> str:
-    return f"{entry.get('key')} {tuple(entry.get('shape', ()))}"
+    name = f"{entry['name']} " if entry.get("name") else ""
+    return f"{name}{entry.get('key')} {tuple(entry.get('shape', ()))}"
 
 
 def main(argv: list[str], debug: bool = False) -> int:
@@ -185,7 +208,7 @@ def main(argv: list[str], debug: bool = False) -> int:
         cut = argv.index("--")
         argv, script_args = argv[:cut], argv[cut + 1:]
     parser = make_parser("parity", "Prove that NEW (TF2) trains like OLD (TF1) from the same start. Each side "
-                                   "runs in its own copy of the working directory, with equal seeds; "
+                                   "runs in its own copy of the repository (--root), with equal seeds; "
                                    "see docs/parity.md.")
     parser.add_argument("old", help="the TF 1.x script (run under the compat runtime)")
     parser.add_argument("new", help="the migrated TF 2 script (run under plain TensorFlow; under the compat "
@@ -208,7 +231,10 @@ def main(argv: list[str], debug: bool = False) -> int:
                         help="seed both sides alike even when NEW is TF 2 code (default for the same "
                              "program; TF 2 code otherwise gets keyed dropout draws)")
     parser.add_argument("--keep", action="store_true",
-                        help="keep each side's copy of the working directory; the report says where")
+                        help="keep each side's copy of the root; the report says where")
+    parser.add_argument("--root", metavar="DIR",
+                        help="the folder each side runs in a copy of (it must hold the working directory; "
+                             "default: the top of the git work tree holding it, else the working directory)")
     opts = parser.parse_args(argv)
     if opts.steps is not None and opts.steps < 1:
         raise UsageError("parity: --steps must be >= 1")
@@ -218,7 +244,7 @@ def main(argv: list[str], debug: bool = False) -> int:
         outcome = run_parity(opts.old, opts.new, steps=opts.steps, rtol=opts.rtol, atol=opts.atol,
                              args=script_args, deterministic=opts.deterministic, timeout=opts.timeout,
                              replicas=opts.replicas, transfer=not opts.no_transfer, no_dropout=opts.no_dropout,
-                             keep=opts.keep, same_seeds=opts.same_seeds,
+                             keep=opts.keep, root=opts.root, same_seeds=opts.same_seeds,
                              progress=lambda msg: print(f"tf1clip parity: {msg}", file=sys.stderr, flush=True))
     except ParityError as exc:
         print(f"tf1clip parity: error: {exc}", file=sys.stderr)

@@ -62,12 +62,12 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
     """
     result = {"rtol": rtol, "atol": atol, "optimizers": [], "problems": [], "errors": [], "state": [],
               "initial": [], "passed": True}
-    old_opts, new_opts = old["optimizers"], new["optimizers"]
+    old_opts, new_opts = _stepped(old["optimizers"], new["optimizers"], result)
     if len(old_opts) != len(new_opts):
         result["problems"].append(f"OLD updated {len(old_opts)} optimizer(s), NEW {len(new_opts)}")
     if not old_opts:
         result["problems"].append("OLD made no optimizer update: nothing to compare")
-    for o_opt, n_opt in zip(old_opts, new_opts):
+    for o_opt, n_opt in _pairs(old_opts, new_opts):
         rows, first_bad = [], None
         o_steps, n_steps = o_opt["steps"], n_opt["steps"]
         if len(o_steps) != len(n_steps):
@@ -120,6 +120,24 @@ def compare(old: dict, new: dict, rtol: float = DEFAULT_RTOL, atol: float = DEFA
         _compare_initial(result, old, new, rtol, atol)
     result["passed"] = not result["problems"] and not result["errors"]
     return result
+
+
+def _stepped(old_opts, new_opts, result):
+    """The optimizers that made at least one update, on each side. One built and never applied
+    (an alternative left in the script, a phase cut off by --steps before it began) has nothing
+    to compare: it is named in `unstepped` and the report, not compared."""
+    result["unstepped"] = [{"side": side, "index": o["index"], "name": o["name"]}
+                           for side, opts in (("OLD", old_opts), ("NEW", new_opts)) for o in opts if not o["steps"]]
+    return [o for o in old_opts if o["steps"]], [o for o in new_opts if o["steps"]]
+
+
+def _pairs(old_opts, new_opts):
+    """OLD's and NEW's optimizers side by side: by number when both sides number them alike
+    (NEW's take OLD's numbers at their first update, recorder.check_match), else in order."""
+    if sorted(o["index"] for o in old_opts) == sorted(o["index"] for o in new_opts):
+        by_index = {o["index"]: o for o in new_opts}
+        return [(o, by_index[o["index"]]) for o in old_opts]
+    return list(zip(old_opts, new_opts))
 
 
 def _close_arrays(a, b, rtol, atol):
@@ -268,6 +286,8 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
                                 "--no-transfer: each side's own, compared"))
     if result.get("kept"):
         say(f"working copies kept: OLD {result['kept']['old']}  NEW {result['kept']['new']}")
+    for text in _unstepped_lines(result.get("unstepped") or []):
+        say(f"note: {text}")
     for opt in result["optimizers"]:
         say(f"optimizer {opt['index']}: {opt['old_name']} -> {opt['new_name']}")
         writes = opt.get("writes")
@@ -319,6 +339,15 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
     verdict = "PASS" if result["passed"] else ("ERROR" if result.get("errors") else "FAIL")
     say(verdict, "bold green" if result["passed"] else "bold red")
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").split("\n"))
+
+
+def _unstepped_lines(unstepped):
+    """One line per optimizer built and never applied: on both sides, or on one."""
+    grouped = {}
+    for entry in unstepped:
+        grouped.setdefault((entry["index"], entry["name"]), []).append(entry["side"])
+    return [f"optimizer {index} ({name}) was built and never stepped on {' and '.join(sides)}: not compared"
+            for (index, name), sides in sorted(grouped.items())]
 
 
 def _around(rows, first_bad, max_rows):

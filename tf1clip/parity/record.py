@@ -76,6 +76,7 @@ def main(argv=None):
                         help="dropout masks keyed by what each dropout is and when it runs (keyed_draws.py)")
     parser.add_argument("--protect", metavar="DIR",
                         help="the user's working directory: links to its files are copy-on-write")
+    parser.add_argument("--copy", metavar="DIR", help="this side's mirror of --protect (its hard links too)")
     parser.add_argument("--replicas", type=int, help="NEW: N logical CPU devices, the default of MirroredStrategy()")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -95,7 +96,7 @@ def main(argv=None):
     if face:
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     if opts.protect:
-        workdir.protect_links(opts.protect)
+        workdir.protect_links(opts.protect, opts.copy)
     if face:
         import tf1clip.v1  # noqa: F401 - graph mode, as the script expects (TensorFlow imported here)
     randomness.seed_everything(opts.seed)

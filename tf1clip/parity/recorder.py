@@ -25,7 +25,7 @@ import threading
 
 import numpy as np
 
-from tf1clip.parity import start_values
+from tf1clip.parity import membership, start_values
 from tf1clip.parity.fetched import Fetched
 from tf1clip.parity.distribute import replica_id, sum_parts
 from tf1clip.steps import GraphSteps
@@ -58,6 +58,7 @@ class Update:
         self.steps = []
         self.graph_ops = []  # graph mode: names of the update ops built for it
         self.continued = []  # the same training's optimizers in later graphs (an Estimator's train() calls)
+        self.matched = False  # NEW: its variables were checked against OLD's optimizer of its number
 
 
 class Recorder:
@@ -96,6 +97,8 @@ class Recorder:
                 meta = json.loads(str(data["__meta__"]))
                 meta.sort(key=lambda entry: entry.get("rank", 0))  # OLD's creation order
                 self._old_init = [(entry["key"], tuple(entry["shape"]), data[entry["key"]]) for entry in meta]
+            self._old_members = membership.members_from_meta(meta)
+            self._old_names = {entry["key"]: entry.get("name") for entry in meta}
             self._old_used = set()
 
     # ---- bookkeeping -------------------------------------------------------------------------
@@ -262,8 +265,11 @@ class Recorder:
                 var.assign(tf.cast(value, var.dtype))
 
     def key_of(self, var, default):
-        """The record's key of `var`: on NEW the OLD key it was matched to, else `default`."""
-        return self._assigned.get(var_identity(var), default) if self.side == "new" else default
+        """The record's key of `var`: on NEW the OLD key it was matched to; on OLD the first key
+        it was given (a variable two optimizers update is one variable, with one key)."""
+        if self.side == "old":
+            return self._assigned.setdefault(var_identity(var), default)
+        return self._assigned.get(var_identity(var), default)
 
     def check_match(self, update, variables):
         if self._old_init is None or update.steps:
@@ -280,37 +286,21 @@ class Recorder:
                          "matched": self._assigned.get(var_identity(v))} for v in variables],
             }
             raise StopParity()
+        update.matched = True
 
     def _take_old_index(self, update, meta, got):
         """Optimizers are numbered in the order of their first update, and a program and its
-        translation may first run them in another order (TF 1.x numbers a graph's updates as it
-        builds them, a TF 2 program as it traces its steps). At its first update a NEW optimizer
-        takes the number of the OLD optimizer that updated the same variables, trading numbers
-        with the NEW optimizer that held it, which has not updated yet."""
-        if None in got:
-            return
-        wanted = next((index for index, keys in meta.items() if sorted(keys) == sorted(got)), None)
-        if wanted is None or wanted == update.index:
-            return
-        holder = next((u for u in self.optimizers.values() if u.index == wanted), None)
-        if holder is not None and (holder.steps or holder.graph_ops):
-            return  # numbers are settled once an optimizer has run, or built its graph update
-        if holder is not None:
-            holder.index = update.index
-        update.index = wanted
+        translation may first run them in another order (membership.take_old_index)."""
+        membership.take_old_index(update, self.optimizers.values(), meta, got)
 
     def _old_meta(self):
-        """Optimizer index -> OLD keys of the variables it updated."""
-        meta = {}
-        for key, _, _ in self._old_init:
-            if key.startswith("opt"):
-                meta.setdefault(int(key.split("/")[0][3:]), []).append(key)
-        return meta
+        """Optimizer index -> OLD keys of the variables it updated (OLD's optimizers that ran)."""
+        return self._old_members
 
     def _old_describe(self, key):
         for k, shape, _ in self._old_init:
             if k == key:
-                return {"key": key, "shape": list(shape)}
+                return {"key": key, "shape": list(shape), "name": self._old_names.get(key)}
         return {"key": key}
 
     # ---- stepping -----------------------------------------------------------------------------
@@ -370,16 +360,17 @@ class Recorder:
             "state_observed": self.started,
             "start_distribution": self.start_distribution,
         }
-        if self.side == "new" and self._old_init is not None:
-            for entry, u in zip(record["optimizers"], self.ordered()):
-                for var_entry, v in zip(entry["variables"], u.variables):
-                    var_entry["key"] = self._assigned.get(var_identity(v), var_entry["key"])
+        for entry, u in zip(record["optimizers"], self.ordered()):
+            for var_entry, v in zip(entry["variables"], u.variables):
+                var_entry["key"] = self.key_of(v, var_entry["key"])
         with open(os.path.join(self.out, "record.json"), "w") as handle:
             json.dump(record, handle, indent=1, default=str)
         self.fetched.save(self.out)
+        members = membership.members(record["optimizers"])
         for label, arrays in (("initial", self.initial), ("final", self.final), ("steps", self.step_values)):
             if arrays:
-                save_arrays(os.path.join(self.out, f"{label}.npz"), arrays, self.ranks)
+                save_arrays(os.path.join(self.out, f"{label}.npz"), arrays, self.ranks,
+                            members if label == "initial" else None)
 
     def keyed(self, values_per_update):
         """{key: array} from [(update, [arrays])], keys per the record (OLD keys on NEW)."""
@@ -403,9 +394,11 @@ def var_key(opt_index, var_index):
     return f"opt{opt_index}/var{var_index}"
 
 
-def save_arrays(path, arrays, ranks):
+def save_arrays(path, arrays, ranks, members=None):
     meta = [{"key": key, "shape": list(np.shape(value)), "rank": ranks.get(key, i)}
             for i, (key, value) in enumerate(arrays.items())]
+    if members is not None:
+        membership.describe_members(meta, members)
     np.savez(path, __meta__=np.array(json.dumps(meta)), **arrays)
 
 
