@@ -108,7 +108,7 @@ def test_harness_end_to_end_on_a_tiny_corpus(tmp_path):
     # tf_upgrade_v2's output crashes on TF 2.21 (no disable_v2_behavior, placeholders in eager).
     assert status["owner/train/r02.py"] == {
         "run": "ok", "compat": "ok", "compat.run": "ok", "compat.parity": "ok",
-        "tf2.tier": "tf2", "tf2.run": "ok", "tf2.parity": "ok", "upgrade.run": "fail"}
+        "tf2.tier": "tf2", "tf2.run": "ok", "tf2.parity": "ok", "tf2.parity.nodrop": "ok", "upgrade.run": "fail"}
     r02 = rows["owner/train/r02.py"]
     assert r02["compat.run"]["detail"]["updates"] == [3]          # the step cut stopped it at 3
     assert r02["run"]["detail"]["stopped"] is True                 # `tf1clip run --steps 3` said so
@@ -120,13 +120,13 @@ def test_harness_end_to_end_on_a_tiny_corpus(tmp_path):
     assert status["owner/train/reader.py"] == {
         "run": "ok", "compat": "ok", "compat.run": "ok", "compat.parity": "n/a",
         "tf2.tier": status["owner/train/reader.py"]["tf2.tier"], "tf2.run": "ok", "tf2.parity": "n/a",
-        "upgrade.run": "fail"}
+        "tf2.parity.nodrop": "n/a", "upgrade.run": "fail"}
     assert status["owner/train/reader.py"]["tf2.tier"] in ("tf2", "compat")
 
     # The failing import fails every run with the same reason, grouped as one; parity is skipped.
     missing = status["owner/train/missing.py"]
     assert [missing[c] for c in ("run", "compat.run", "tf2.run", "upgrade.run")] == ["fail"] * 4
-    assert missing["compat.parity"] == missing["tf2.parity"] == "skip"
+    assert missing["compat.parity"] == missing["tf2.parity"] == missing["tf2.parity.nodrop"] == "skip"
     group = next(g for g in result["failures"] if "realworld_module_that_is_not_installed" in g["reason"])
     assert group["reason"] == "ModuleNotFoundError: No module named 'realworld_module_that_is_not_installed'"
     assert sorted(column for name, column in group["cells"]) == ["compat.run", "run", "tf2.run", "upgrade.run"]
@@ -139,7 +139,7 @@ def test_harness_end_to_end_on_a_tiny_corpus(tmp_path):
     assert result["excluded"] == [{"name": "owner/train/helpers.py", "skip": "library",
                                    "why": "imported by nothing here, but a library all the same"}]
     text = out_md.read_text()
-    assert "| owner/train/r02.py | ok | ok | ok | ok | tf2 | ok | ok | FAIL |" in text
+    assert "| owner/train/r02.py | ok | ok | ok | ok | tf2 | ok | ok | ok | FAIL |" in text
     assert "| **passing** | **2/3** |" in text
     assert "owner/train/helpers.py | library |" in text
     assert "[3/3] owner/" in proc.stderr  # progress on stderr

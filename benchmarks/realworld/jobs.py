@@ -7,7 +7,9 @@ its outcome becomes a cell.
     compat.parity  `tf1clip parity ORIGINAL COMPAT --steps N`
     tf2.tier       `tf1clip migrate --to tf2`: the tier the file reached (tf2, or compat with why)
     tf2.run        that output under plain python, cut after N updates
-    tf2.parity     `tf1clip parity ORIGINAL TF2OUT --steps N [--no-dropout]`
+    tf2.parity     `tf1clip parity ORIGINAL TF2OUT --steps N`: dropout on (keyed draws, parity's default
+                   for TF 2 code)
+    tf2.parity.nodrop  the same with `--no-dropout` (dropout the identity), for comparison
     upgrade.run    TensorFlow's own `tf_upgrade_v2` output under plain python (the baseline)
 
 "Plain python, cut after N updates" is `python -m tf1clip.parity.record --side new --steps N`:
@@ -32,7 +34,8 @@ from realworld.workspace import Tree, Workspace
 
 SEEDED = Path(__file__).resolve().parent / "seeded.py"  # runs a setup script with its generators seeded
 
-COLUMNS = ("run", "compat", "compat.run", "compat.parity", "tf2.tier", "tf2.run", "tf2.parity", "upgrade.run")
+COLUMNS = ("run", "compat", "compat.run", "compat.parity", "tf2.tier", "tf2.run", "tf2.parity", "tf2.parity.nodrop",
+           "upgrade.run")
 PASSING = {"ok", "tf2"}          # what the counts count; tf2.tier's "compat" is a fallback, not a pass
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,6 +112,7 @@ class ScriptRun:
         put("tf2.tier", lambda: self.migration_cell("tf2"))
         put("tf2.run", lambda: self.output_run("tf2", cells["tf2.tier"]))
         put("tf2.parity", lambda: self.parity("tf2", cells["run"], cells["tf2.run"]))
+        put("tf2.parity.nodrop", lambda: self.parity("tf2", cells["run"], cells["tf2.run"], no_dropout=True))
         put("upgrade.run", self.upgrade_run)
         return cells
 
@@ -205,25 +209,28 @@ class ScriptRun:
         return cell
 
     # ---- parity -----------------------------------------------------------------------------
-    def parity(self, to: str, original: Cell, output: Cell) -> Cell:
+    def parity(self, to: str, original: Cell, output: Cell, no_dropout: bool = False) -> Cell:
         if not self.entry.trains:
             return Cell("n/a", reason="changes no variable: nothing to compare")
         if original.status != "ok" or output.status != "ok":
             which = "the original" if original.status != "ok" else f"the {to} output"
             return Cell("skip", reason=f"{which} did not run")
         out, _, _ = self.migration(to)
-        old = self.fresh(f"parity-{to}/old")
-        new = self.fresh(f"parity-{to}/new", overlay=out)
-        result = self.home / f"parity-{to}.json"
+        if no_dropout and not self.tools.no_dropout:
+            return Cell("n/a", reason="this tf1clip's parity has no --no-dropout")
+        label = f"{to}.nodrop" if no_dropout else to
+        old = self.fresh(f"parity-{label}/old")
+        new = self.fresh(f"parity-{label}/new", overlay=out)
+        result = self.home / f"parity-{label}.json"
         cmd = [self.tools.python, "-m", "tf1clip", "parity", old.script, new.script, "--steps", str(self.steps),
                "--json", result, "--timeout", str(self.entry.timeout)]
-        if to == "tf2" and self.tools.no_dropout:
+        if no_dropout:
             cmd.append("--no-dropout")
         if self.tools.root:  # each side in a copy of the whole repository, as in a user's checkout
             cmd += ["--root", str(old.root)]
         if self.entry.args:
             cmd += ["--", *self.entry.args]
-        done = proc.run(cmd, old.cwd, self.tools.env, 2 * self.entry.timeout + 60, self.logs, f"{to}.parity")
+        done = proc.run(cmd, old.cwd, self.tools.env, 2 * self.entry.timeout + 60, self.logs, f"{label}.parity")
         cell = _process_cell(done)
         cell.detail["no_dropout"] = "--no-dropout" in cmd
         if done.returncode == 1 and result.is_file():

@@ -83,8 +83,8 @@ def markdown(report: dict) -> str:
     lines = [f"# Real-world proving ground: {report['date']}", ""]
     lines.append(f"{report['runnable']} runnable scripts of {report['files']} files in `{report['manifest']}`; "
                  f"step cut {report['steps']}; tf1clip {report['tf1clip']}; "
-                 f"original run by `{report['run_command']}`; tf2 parity "
-                 f"{'with' if report['no_dropout'] else 'without'} `--no-dropout`; "
+                 f"original run by `{report['run_command']}`; tf2 parity with dropout on (parity's default), "
+                 f"tf2.parity.nodrop with `--no-dropout`; "
                  f"{report['seconds'] / 60:.0f} min at -j {report['jobs']}.")
     lines += ["", "| script | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for row in report["rows"]:

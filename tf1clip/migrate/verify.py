@@ -2,8 +2,8 @@
 
 For each file the TF2 tier converted (a script with a training loop), `tf1clip parity ORIGINAL
 CONVERTED --steps N` runs in a scratch copy of the file's directory (the scripts may write
-checkpoints or read data beside them; the user's tree is never touched), with `--no-dropout`
-when the installed parity offers it (dropout draws different random masks in TF 1 and TF 2).
+checkpoints or read data beside them; the user's tree is never touched), with dropout on: parity
+keys each dropout mask by what the dropout is on both sides, so a wrong rate fails.
 Parity passes: the TF2 output is kept. It diverges, crashes or times out: the file gets its
 compat-tier output, and the report says why. Either way the file's report carries the parity
 table (the per-step losses of both sides).
@@ -39,13 +39,9 @@ def _env() -> dict:
 
 
 def parity_options() -> list:
-    """Options this installation's `tf1clip parity` takes for verification (`--no-dropout` if it has it)."""
-    try:
-        proc = subprocess.run([sys.executable, "-m", "tf1clip", "parity", "--help"], capture_output=True, text=True,
-                              timeout=120, env=_env())
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return ["--no-dropout"] if "--no-dropout" in proc.stdout else []
+    """Options for verification's parity runs: none, parity's own policy (keyed dropout draws for a
+    TF 2 NEW) judges dropout too."""
+    return []
 
 
 def _copy(source_dir: str, scratch: str) -> str:
