@@ -125,6 +125,47 @@ def test_variable_fetched_with_an_update_is_refused():
     assert "does not order" in _refusal(text).message
 
 
+_TWO_LISTS = """import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w1 = tf.Variable(tf.zeros([2, 2]))
+w2 = tf.Variable(tf.zeros([2, 1]))
+loss = tf.reduce_mean(tf.matmul(tf.matmul(x, w1), w2))
+opt = tf.train.AdamOptimizer(0.1)
+a = opt.minimize(loss, var_list=[w1])
+b = opt.minimize(-loss, var_list=LIST)
+with tf.Session() as sess:
+    sess.run(a, feed_dict={x: [[1.0, 2.0]]})
+    sess.run(b, feed_dict={x: [[1.0, 2.0]]})
+"""
+
+
+def test_one_optimizer_two_variable_lists_is_built_for_both():
+    """TF 1.x's optimizer served both lists with one state (Adam's beta powers): one Keras optimizer built
+    for both lists before its first step (fixtures/tf2_safety/printed/ proves the numbers)."""
+    out = _converted(_TWO_LISTS.replace("LIST", "[w2]"))
+    assert out.count("opt.build([*variables, *variables_2])") == 1
+    assert out.index("opt.build(") < out.index("def train_step")
+
+
+@pytest.mark.parametrize("lists, line", [("[w1, w2]", 9)])
+def test_one_optimizer_over_lists_sharing_a_variable_is_refused(lists, line):
+    note = _refusal(_TWO_LISTS.replace("LIST", lists))
+    assert note.line == line and "second update over another variable list" in note.message
+
+
+def test_a_step_reads_the_binding_tf1_built_with_or_is_refused():
+    """Reaching definitions: a name the step reads must have, where TF 1.x built the graph, the definition
+    that reaches the place where the step is traced; the same rebinding before the graph converts."""
+    text = _TWO_LISTS.replace("LIST", "[w2]").replace("opt = tf.train.AdamOptimizer(0.1)\n",
+                                                      "lr = 0.1\nopt = tf.train.AdamOptimizer(lr)\n")
+    before = text.replace("lr = 0.1\n", "lr = 0.5\nlr = 0.1\n")
+    assert "AdamOptimizer(lr)" in _converted(before)
+    after = text.replace("with tf.Session()", "w2 = None\nwith tf.Session()")
+    note = _refusal(after)
+    assert note.line == 11 and "`w2` is bound again at line 11" in note.message
+
+
 # -- get_slot ------------------------------------------------------------------------------------------
 _SLOT_SCRIPT = """import tensorflow as tf
 

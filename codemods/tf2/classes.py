@@ -82,6 +82,10 @@ class Classes:
             if not (isinstance(base.value, cst.Name) and base.value.value == "object"):
                 if self.tr.names.is_tf(base.value) or any(self.tr.names.is_tf(n) for n in [base.value]):
                     self.tr.refuse(f"class `{st.name.value}` derives from a TensorFlow class: not converted")
+        for part in st.body.body:
+            if not isinstance(part, cst.FunctionDef) and mentions_tf(self.tr, part):
+                self.tr.refuse(f"class `{st.name.value}` makes TensorFlow objects in its body (class attributes, "
+                               "made once when the class is defined): not converted", self.tr.line_of(part))
         self.tr.env[st.name.value] = Class(st)
         self.defs[st.name.value] = st
         out.append(st)

@@ -21,7 +21,7 @@ from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance,
                                  TFSymbol, holds_tf)
 from codemods.tf2.helpers import name_counts, target_names
 from codemods.tf2.item_checks import ItemChecks
-from codemods.tf2.names import short
+from codemods.tf2.names import canonical, short
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
 if TYPE_CHECKING:
@@ -199,7 +199,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if made is not None:
             return self._set(updated, made)
         if self._any_graph(updated):
-            return self._set(updated, Tensor(single=False))
+            pairs = any(getattr(self.value_of_original(it), "pairs", False) for _, it in loops)
+            return self._set(updated, Tensor(single=False, pairs=pairs))
         elt = original.value if isinstance(original, cst.DictComp) else original.elt
         if _holds_items(elt, items):  # `[v for v in tvars if ...]`: the items themselves, still variables
             return self._set(updated, Element(self.value_of_original(loops[0][1])))
@@ -241,7 +242,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if attr in elements.TF1_ONLY:
             self.item_read(original.value, elements.attribute_reason(self.tr.code(original)), attr)
         if isinstance(base, TFSymbol):
-            av = TFSymbol(f"{base.qname}.{attr}")
+            av = TFSymbol(canonical(f"{base.qname}.{attr}"))
             return self._set(self._reference(original, updated, av), av)
         if isinstance(base, Instance):
             av, new = self.tr.classes.attribute(self, base, attr, updated)

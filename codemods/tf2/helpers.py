@@ -239,7 +239,8 @@ def runs_session(tr: "Translator", node) -> bool:
 
 def reads_graph(tr: "Translator", node) -> bool:
     graph = tr.graph_names()
-    return bool(names_of(node) & graph) or any(
+    read = tr.definitions().outer_reads(node) if isinstance(node, cst.BaseCompoundStatement) else None
+    return bool((names_of(node) if read is None else read) & graph) or any(
         isinstance(n, cst.Call) and tr.names.is_tf(n.func) for n in _walk(node))
 
 

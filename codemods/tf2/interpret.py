@@ -68,7 +68,15 @@ class Translator(Program):
             mark = len(out)
             before = self.line
             self.line = self.line_of(st)
-            self.statement(st, out, region)
+            self.reading.append(self.line)
+            if region:
+                self.regions.append(self.line)
+            try:
+                self.statement(st, out, region)
+            finally:
+                self.reading.pop()
+                if region:
+                    self.regions.pop()
             if region and self.new_steps:
                 first = out[mark] if mark < len(out) else None
                 defs = self.new_steps

@@ -117,7 +117,8 @@ class ItemChecks:
             if holds_tf(receiver) and not isinstance(receiver, TFSymbol):
                 self.tr.refuse(elements.comparison_reason(self.tr.code(original)), line)
         if isinstance(func, Func):
-            changed = sorted(changed_names(func.node.body) - function_locals(func.node))
+            changed = sorted(changed_names(func.node.body) - function_locals(func.node)
+                             - self.tr.definitions().module_names())
             looped = any(name_counts(a.value).keys() & set().union(*self._bound) for a in original.args) \
                 if self._bound else False
             if changed and (looped or any(holds_tf(self.value_of_original(a.value)) for a in original.args)):

@@ -29,6 +29,7 @@ import libcst as cst
 from codemods.tf2.elements import attribute_reason, comparison_reason
 from codemods.tf2.emit import code
 from codemods.tf2.helpers import MUTATORS, target_names
+from codemods.tf2.reaching import target_nodes
 
 STRUCTURAL = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "len", "isinstance", "id"})
 # host functions that may be given variables: structure, counting, and `sum` (arithmetic)
@@ -99,20 +100,10 @@ def _parents(scope) -> tuple:
         elif isinstance(node, cst.Param):
             skip.add(id(node.name))
         elif isinstance(node, (cst.CompFor, cst.For)):
-            skip |= {id(n) for n in _name_nodes(node.target)}
+            skip |= {id(n) for n in target_nodes(node.target)}
         elif isinstance(node, cst.AssignTarget):
-            skip |= {id(n) for n in _name_nodes(node.target)}
+            skip |= {id(n) for n in target_nodes(node.target)}
     return parents, skip
-
-
-def _name_nodes(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _name_nodes(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _name_nodes(target.value)
-    return []
 
 
 def _uses(scope, names: set, skip: set) -> list:

@@ -43,6 +43,7 @@ class Tensor(AV):
     shape: Shape = None
     single: bool = True          # one tensor (not a Python structure of tensors)
     element: Shape = None        # a Python list of tensors of one static shape (tf.unstack, static_rnn outputs)
+    pairs: bool = False          # may hold variables: (gradient, variable) pairs, or what a comprehension made of them
     graph = True
 
 
@@ -111,6 +112,7 @@ class Comp:
     deps: list = field(default_factory=list)  # names of ops that must run before it (control_dependencies)
     owner: Optional[tuple] = None   # (instance, its `self` name) when made inside a method
     default_of: Optional[str] = None  # computes a placeholder_with_default's default: left out where it is fed
+    at: tuple = ()                  # the input lines being read when it was made, outermost first
 
 
 @dataclass(eq=False)

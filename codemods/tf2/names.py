@@ -26,9 +26,13 @@ _CANONICAL = (
     ("tf_slim.", "slim."),
 )
 TF_PACKAGES = ("tensorflow", "tf_slim")
+# TF 1.x's private spellings of public symbols (the same function object)
+_SYMBOLS = {"tensorflow.python.framework.ops.reset_default_graph": "tensorflow.reset_default_graph"}
 
 
 def canonical(qname: str) -> str:
+    if qname in _SYMBOLS:
+        return _SYMBOLS[qname]
     for old, new in _CANONICAL:
         if qname.startswith(old):
             return new + qname[len(old):]

@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import classes, helpers, runtime_feeds, steps
+from codemods.tf2 import classes, helpers, reaching, runtime_feeds, steps
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.model import Comp, Func, Input, Placeholder, State, StateRef
@@ -71,6 +71,9 @@ class Program:
         self.preamble: list = []         # definitions that go after the imports
         self.imports: set = set()        # modules the output needs imported
         self.step_prelude: list = []     # statements the current value statement needs before it, in its steps
+        self.reading: list = []          # input lines of the statements being read, outermost first
+        self.regions: list = []          # of those, the ones where new step functions are placed
+        self._definitions = None         # reaching definitions of the input (reaching.Definitions)
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):
@@ -118,12 +121,18 @@ class Program:
 
     def add_comp(self, body: list, defs: set, uses: set, **kw) -> Comp:
         body, frame = self.classes.promote(body)
-        read = helpers.names_of(cst.Module(body=body)) & (self.graph_names() | set(self.placeholders))
-        comp = Comp(len(self.comps), self.line, body, set(defs), set(uses) | read, **kw)
+        read = reaching.read_names(cst.Module(body=body)) & (self.graph_names() | set(self.placeholders))
+        comp = Comp(len(self.comps), self.line, body, set(defs), set(uses) | read, at=tuple(self.reading), **kw)
         if frame is not None:
             comp.owner = (frame.instance, frame.self_name)
         self.comps.append(comp)
         return comp
+
+    def definitions(self) -> "reaching.Definitions":
+        """Which definition of each name reaches each statement of the input (computed once)."""
+        if self._definitions is None:
+            self._definitions = reaching.Definitions(self.module, self.names.line)
+        return self._definitions
 
     def bindings_of(self, name: str) -> list:
         """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""

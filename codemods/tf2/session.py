@@ -31,6 +31,7 @@ class Fetch:
     single: bool = True             # certainly one tensor (`.numpy()` converts it)
     name: Optional[str] = None
     host: object = None             # what the fetched value denotes in the host code, if not plain values
+    holds_variables: bool = False   # a structure of values that also holds variables ((gradient, variable) pairs)
 
 
 def _run_parts(tr: "Translator", node) -> Optional[tuple]:
@@ -149,11 +150,21 @@ def _fetch(tr: "Translator", node) -> Fetch:
         return Fetch("value", new, name=name)
     if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
         return Fetch("var", emit.expr("[v.numpy() for v in {x}]", x=_paren(new)), name=name, single=False)
+    if av.graph and _holds_variables(av):
+        return Fetch("value", new, single=False, name=name, holds_variables=True)
     if isinstance(av, Input) or (isinstance(av, Tensor) and av.graph):
         return Fetch("value", new, single=isinstance(av, Input) or av.single, name=name)
     if av.graph:
         return Fetch("value", new, single=False, name=name)
     tr.refuse(f"sess.run of `{emit.code(node)}`, which is not a graph value here, is not converted")
+
+
+def _holds_variables(av) -> bool:
+    if isinstance(av, Tensor):
+        return av.pairs
+    if isinstance(av, StateRef):
+        return av.state.kind == "variable"
+    return isinstance(av, Seq) and any(_holds_variables(i) for i in av.items)
 
 
 def _structure(tr: "Translator", node):
@@ -204,8 +215,16 @@ def translate(tr: "Translator", fetch_node, feed_node, targets=None) -> tuple:
         tr.refuse("sess.run of an initializer together with other fetches (or in an expression) is not converted")
     if all(l.kind == "var" for l in leaves):
         return _rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
-    if any(l.kind == "train" for l in leaves) and any(l.kind == "var" for l in leaves):
+    updates = [l for l in leaves if l.kind == "train"]
+    if updates and any(l.kind == "var" or l.holds_variables for l in leaves):
         tr.refuse("sess.run of an update op and a variable together: TF 1.x does not order the read and the update")
+    mixed = [l for l in leaves if l.holds_variables]
+    if mixed:
+        tr.refuse(f"sess.run of `{emit.code(mixed[0].node)}`, a structure holding variables with tensors (pairs of "
+                  "gradients and variables), is not converted")
+    if len(updates) > 1:
+        tr.refuse(f"sess.run of two update ops together ({', '.join(f'`{emit.code(l.node)}`' for l in updates)}): "
+                  "TF 1.x does not order them, so what each reads depends on the scheduler")
     step_leaves = [Leaf("train" if l.kind == "train" else "value", l.node, l.name) for l in leaves]
     if runtime is None:
         step, call = tr.steps.step_for(step_leaves, feeds)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, reaching
 from codemods.tf2.helpers import names_of
 from codemods.tf2.model import HOST, StateRef
 
@@ -267,6 +267,8 @@ class Steps:
                 [cst.Element(l.node) for l in returned], lpar=[], rpar=[])
             body.append(cst.SimpleStatementLine([cst.Return(value)]))
         definition = self._define(name, params, body)
+        if tr.regions:
+            reaching.check_step(tr, definition, comps, tr.regions[-1])
         tr.note(f"sess.run of {', '.join(emit.code(l.node) for l in leaves)} → `{name}`, a tf.function"
                 + (" with the tape, the gradients and the update" if train else ""))
         return Step(name, params, returned, definition)
@@ -300,6 +302,9 @@ class Steps:
         losses = {g for c in comps for g in c.grads}
         tape, need = set(), set(losses)
         for c in reversed(comps):
+            if c.grads and need & c.defs and c.index not in after:
+                self.tr.refuse(f"a gradient of a gradient (`{sorted(need & c.defs)[0]}`, a gradient, is read by a loss "
+                               "that is differentiated, as a gradient penalty does) is not converted", c.line)
             if c.grads or c.index in after:
                 continue
             if need & c.defs:

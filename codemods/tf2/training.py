@@ -39,6 +39,7 @@ class Opt:
     velocity_ones: bool = False
     plain_sgd: bool = False
     updates: list = field(default_factory=list)   # the variable lists it updates (names)
+    members: dict = field(default_factory=dict)   # of those, the TF 1.x names of the variables each holds
     slot_maps: dict = field(default_factory=dict)
     built: bool = False
     fed_lr: Optional[cst.BaseExpression] = None  # a learning rate computed in the graph (a fed placeholder)
@@ -309,11 +310,37 @@ def _update(site: "CallSite", opt_state: State, pairs: cst.BaseExpression, gs) -
     return out
 
 
+def _one_variable_list(site: "CallSite", opt_state: State, opt, variables: Optional[cst.BaseExpression],
+                       members: Optional[tuple] = None) -> None:
+    """A Keras optimizer is built for the variables of its first update and refuses any other. TF 1.x's
+    optimizer served every list, its slots per variable and its own state (Adam's beta powers) shared by
+    the updates: a second list over other variables builds the optimizer for both lists, before any step."""
+    tr = site.tr
+    key = None if variables is None else emit.code(variables)
+    if opt.updates and (key is None or key not in opt.updates):  # None: a list not known by name
+        first = opt.updates[0]
+        known = [opt.members.get(first), members or opt.members.get(key)]
+        if None in known or first is None or key is None or set(known[0]) & set(known[1]) or len(set(opt.updates)) != 1 or opt.built \
+                or tr.steps.by_key or tr.classes.frame is not None:
+            site.refuse(f"the optimizer `{opt_state.name}` makes a second update over another variable list (two "
+                        "minimize/apply_gradients calls, as a GAN's) where tf1clip cannot build it for both lists "
+                        "before its first step (lists not known apart, shared variables, a step already made): TF 1.x "
+                        "shared the optimizer's own state (Adam's beta powers) between the updates: not converted")
+        opt.built = True
+        tr.pending.append(emit.stmt("{opt}.build([*{a}, *{b}])", opt=opt_state.expr(), a=cst.parse_expression(first),
+                                    b=variables))
+        tr.note(f"`{opt_state.name}` updates two variable lists, as in TF 1.x: built for both (one optimizer, its "
+                "state shared by the updates)")
+    opt.updates.append(key)
+    if key is not None:
+        opt.members.setdefault(key, members or tr.steps.list_members(variables, tr.env.get(key)))
+
+
 def train(site: "CallSite", opt_state: State, loss: cst.Name, variables: cst.BaseExpression, gs, clip=None,
-          returns=None, check_numerics=False):
+          returns=None, check_numerics=False, members=None):
     tr, opt = site.tr, _opt(opt_state)
     _check_sparse(site, opt)
-    opt.updates.append(emit.code(variables))
+    _one_variable_list(site, opt_state, opt, variables, members)
     tf1_state_names(site, opt, variables)
     grads = tr.namer.fresh("gradients")
     body = [emit.stmt("{g} = tape.gradient({loss}, {v})", g=grads, loss=loss, v=variables)]
@@ -362,9 +389,11 @@ def minimize(site: "CallSite"):
     state = _receiver(site)
     _gradient_args(site, {"loss", "var_list", "global_step"}, 3)
     loss = loss_name(site, *site.arg(0, "loss"))
-    variables = variable_list(site, *site.arg(2, "var_list"))
+    var_node, var_av = site.arg(2, "var_list")
+    variables = variable_list(site, var_node, var_av)
+    members = None if var_node is None else site.tr.steps.list_members(var_node, var_av)
     gs = site.arg(1, "global_step")
-    return train(site, state, loss, variables, gs if gs[0] is not None else None)
+    return train(site, state, loss, variables, gs if gs[0] is not None else None, members=members)
 
 
 def _zip_idiom(site: "CallSite"):
@@ -408,7 +437,7 @@ def compute_gradients(site: "CallSite"):
     site.ev.gradient_calls += 1
     site.tr.note("compute_gradients → (tape.gradient, variable) pairs")
     del state
-    return Tensor(), emit.expr("list(zip(tape.gradient({loss}, {v}), {v}))", loss=loss, v=variables)
+    return Tensor(pairs=True), emit.expr("list(zip(tape.gradient({loss}, {v}), {v}))", loss=loss, v=variables)
 
 
 def apply_gradients(site: "CallSite"):
@@ -426,7 +455,7 @@ def apply_gradients(site: "CallSite"):
     if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" \
             and len(pairs.args) == 2 and isinstance(pairs.args[1].value, cst.Name):
         known = pairs.args[1].value.value
-    opt.updates.append(known)
+    _one_variable_list(site, state, opt, None if known is None else cst.Name(known))
     tf1_state_names(site, opt, None if known is None else cst.Name(known))
     body = _update(site, state, pairs, gs if gs[0] is not None else None)
     site.ev.train = TrainInfo(body, None, GraphOp("train"))

@@ -23,7 +23,7 @@ from codemods.tf2.interpret import Translator
 from codemods.tf2.names import ImportTable
 from codemods.tf2.program import RULE
 
-TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim")
+TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim", "tensorflow.python.framework.ops")
 
 
 def translate(text: str, filename: str = "<string>") -> Result:
@@ -107,10 +107,12 @@ def _fix_import(small, used: set):
         return small.with_changes(names=aliases)
     if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
         mod = dotted_name(small.module) or ""
-        if not mod.startswith(TF1_MODULES):
+        if not any(f"{mod}.{dotted_name(a.name)}".startswith(TF1_MODULES) for a in small.names):
             return small
-        aliases = [a for a in small.names
-                   if (a.asname.name.value if a.asname else dotted_name(a.name)) in used]
+        aliases = [a for a in small.names if not f"{mod}.{dotted_name(a.name)}".startswith(TF1_MODULES)
+                   or (a.asname.name.value if a.asname else dotted_name(a.name)) in used]
+        if len(aliases) == len(small.names):
+            return small
         if not aliases:
             return None
         aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
