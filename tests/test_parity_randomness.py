@@ -204,7 +204,7 @@ def test_graphs_the_script_makes_get_the_same_seed_every_run(tmp_path):
 def test_an_unordered_graph_runs_on_one_schedule_so_the_same_program_passes_run_after_run(tmp_path):
     """Hand-written backprop whose W1 gradient reads W2 while the same Session.run assigns W2:
     TF 1.x takes either order from run to run (`tf1clip run` printed 1.025434 and 1.025336 here);
-    under parity every Session runs on one inter-op thread with grappler's rewrites off, so OLD
+    under parity every Session.run executes its ops in the calling thread, one at a time, so OLD
     and an identical copy fetch the same losses, twice over."""
     script = FIXTURES / "parity" / "unordered_assigns.py"
     copy = tmp_path / "copy_of_unordered_assigns.py"
@@ -213,6 +213,6 @@ def test_an_unordered_graph_runs_on_one_schedule_so_the_same_program_passes_run_
         report = tmp_path / "report.json"
         proc = run_tf1clip("parity", script, copy, "--json", report, cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert "sessions on one inter-op thread, grappler's rewrites off" in proc.stdout
+        assert "each Session.run in its calling thread, one op at a time" in proc.stdout
         fetched = json.loads(report.read_text())["fetched"]
         assert fetched["status"] == "equal" and fetched["count"] == 20, fetched

@@ -8,12 +8,15 @@ another loss. So each side records what its computations return to the script:
 
 A result is flattened into its numeric leaves in `tf.nest` order (a dict by its keys); `None`
 (what a train op fetches), strings and serialized summaries are left out, and a computation that
-returns no numeric leaf is not counted. The k-th fetch of OLD is then compared with the k-th
+returns no numeric leaf is not counted. A `Session.run` that fetches only variables
+(`sess.run(global_step)`, `sess.run(W)`) is not counted either: TF 2 code reads state eagerly
+(`global_step.numpy()`), outside any step function, and the weights are compared anyway. The k-th fetch of OLD is then compared with the k-th
 of NEW, leaf by leaf, with the weights' rule (`max |OLD - NEW| <= atol + rtol * max |NEW|`).
 When the two sequences do not line up (another number of fetches, of leaves or other shapes:
-the programs fetch different things, e.g. NEW trains with Keras' `fit`), nothing is judged
-and the report says so, with the first place they part. A run cut short by `--steps` is
-compared over the fetches both sides made.
+the programs fetch different things, e.g. NEW trains with Keras' `fit`, or computes a loss
+eagerly), nothing is judged and the report says so, with the first place they part: a shifted
+sequence is never judged value by value. A run cut short by `--steps` stops both sides before
+the same update, so the counts still agree.
 """
 from __future__ import annotations
 
@@ -31,7 +34,10 @@ class Fetched:
         self.values = []
         self.truncated = False
 
-    def note(self, result) -> None:
+    def note(self, result, graph=None, fetches=None) -> None:
+        """One computation's result (OLD: with its graph and fetches, to leave out reads of state)."""
+        if graph is not None and state_only(graph, fetches):
+            return
         leaves = numeric_leaves(result)
         if not leaves:
             return
@@ -55,6 +61,45 @@ def load(folder: str):
     with np.load(path, allow_pickle=False) as data:
         counts = data["__counts__"]
         return [[data[f"f{k}_{j}"] for j in range(int(n))] for k, n in enumerate(counts)]
+
+
+def fetch_ops(graph, fetches):
+    """The graph operations a Session.run's fetch structure names."""
+    found, stack = [], [fetches]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item is not None:
+            try:
+                element = graph.as_graph_element(item, allow_tensor=True, allow_operation=True)
+            except (TypeError, ValueError, KeyError):
+                for part in getattr(item, "_fields", ()) or ():
+                    stack.append(getattr(item, part))
+                for part in ("values", "indices", "dense_shape"):  # SparseTensor, IndexedSlices
+                    if hasattr(item, part) and not callable(getattr(item, part)):
+                        stack.append(getattr(item, part))
+                continue
+            found.append(getattr(element, "op", element))
+    return found
+
+
+_STATE_OPS = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp"}
+
+
+def state_only(graph, fetches) -> bool:
+    """Does a Session.run fetch nothing but variables (their values, read as they are)?"""
+    ops = fetch_ops(graph, fetches)
+    if not ops:
+        return False
+    for op in ops:
+        while op.type == "Identity" and op.inputs:  # `v.value()`, `tf.identity(v)` of a ref variable
+            op = op.inputs[0].op
+        if op.type not in _STATE_OPS:
+            return False
+    return True
 
 
 def numeric_leaves(result) -> list:
@@ -89,14 +134,14 @@ def _array(item):
     return value
 
 
-def compare(old, new, rtol: float, atol: float, stopped: bool) -> dict:
+def compare(old, new, rtol: float, atol: float) -> dict:
     """{'status': 'equal' | 'different' | 'not compared' | 'none', 'count', 'first', 'note'}."""
     if old is None or new is None:
         return {"status": "none", "count": 0, "note": "not recorded"}
     if not old and not new:
         return {"status": "none", "count": 0, "note": "neither side fetched a value"}
-    count = min(len(old), len(new)) if stopped else len(old)
-    if not stopped and len(old) != len(new):
+    count = len(old)
+    if len(old) != len(new):
         return {"status": "not compared", "count": 0,
                 "note": f"OLD fetched values {len(old)} times, NEW {len(new)} times: they fetch different things"}
     for k in range(count):

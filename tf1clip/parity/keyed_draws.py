@@ -42,6 +42,7 @@ from collections import Counter
 
 import numpy as np
 
+from tf1clip.parity.fetched import fetch_ops
 from tf1clip.steps import wrap
 
 POLICY = ("TF 1.x against TF 2, dropout keyed: each dropout mask is drawn from a stateless seed of "
@@ -128,7 +129,7 @@ class DropoutKeys:
         sites = self._graphs.get(graph)
         if sites is None or not sites.ops:
             return {}
-        targets = _fetch_ops(graph, fetches)
+        targets = fetch_ops(graph, fetches)
         cache = (sites.key, tuple(sorted(op.name for op in targets)), len(sites.ops))
         found = self._reach.get(cache)
         if found is None:
@@ -159,29 +160,6 @@ def _function_graph(graph):
     while isinstance(graph, ControlFlowFuncGraph) and getattr(graph, "outer_graph", None) is not None:
         graph = graph.outer_graph
     return graph
-
-
-def _fetch_ops(graph, fetches):
-    """The graph operations a Session.run's fetch structure names."""
-    found, stack = [], [fetches]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif item is not None:
-            try:
-                element = graph.as_graph_element(item, allow_tensor=True, allow_operation=True)
-            except (TypeError, ValueError, KeyError):
-                for part in getattr(item, "_fields", ()) or ():
-                    stack.append(getattr(item, part))
-                for part in ("values", "indices", "dense_shape"):  # SparseTensor, IndexedSlices
-                    if hasattr(item, part) and not callable(getattr(item, part)):
-                        stack.append(getattr(item, part))
-                continue
-            found.append(getattr(element, "op", element))
-    return found
 
 
 def _ancestors(targets):

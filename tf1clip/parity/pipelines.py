@@ -31,15 +31,14 @@ own `enable_op_determinism` makes them.
 **Sessions.** A TF 1.x graph leaves ops unordered unless a data or control edge orders them:
 two train ops in one `Session.run`, or a `tf.assign` and a read of the variable it writes
 (backprop written by hand), may run in either order, and results differ from run to run.
-Pinned: every Session runs its graph on one inter-op thread, and without grappler's rewrites
-(the meta-optimizer off), so the order is the same each run. One thread alone is not enough:
-measured on fixtures/parity/unordered_assigns.py (hand-written backprop whose W1 gradient reads
-W2 while the same run assigns W2), one inter-op and one intra-op thread still gave a finite
-loss in some runs and `inf` in others while grappler rewrote the graph (turning off any one of
-its dependency, memory or remapping passes did not help), and the same loss in every run with
-the meta-optimizer off. Intra-op parallelism, inside one kernel, is unchanged. A script's own
-`inter_op_parallelism_threads` is replaced too. The cost: no constant folding or op fusion in
-OLD's sessions, which changes float results only in the last bits (within parity's tolerance).
+Pinned: every `Session.run` executes its ops in the calling thread, one at a time
+(`RunOptions.inter_op_thread_pool = -1`), and the session's own pool has one thread (for
+callables, e.g. queue runners). Measured on fixtures/parity/unordered_assigns.py (hand-written
+backprop whose W1 gradient reads W2 while the same run assigns W2): one inter-op thread alone
+still gave a finite loss in some runs and `inf` in others; in the calling thread the loss was the
+same in every run, with grappler's rewrites on as in a plain session. Intra-op parallelism,
+inside one kernel, is unchanged; a script's own `inter_op_parallelism_threads` and run options
+are kept apart from these two.
 
 Each is one of the schedules TF could run, chosen always; the data, the model, the order of a
 deterministic pipeline and the distribution of every shuffle are unchanged.
@@ -59,12 +58,13 @@ def one_schedule() -> None:
     _sessions()
 
 
-SESSION_SCHEDULE = ("sessions on one inter-op thread, grappler's rewrites off (ops that no edge orders run "
+SESSION_SCHEDULE = ("each Session.run in its calling thread, one op at a time (ops that no edge orders run "
                     "in one fixed order)")
 
 
 def _sessions() -> None:
     from tensorflow.core.protobuf import config_pb2
+    from tensorflow.python.client import pywrap_tf_session as tf_session
     from tensorflow.python.client import session as session_lib
 
     def make_init(original):
@@ -73,12 +73,26 @@ def _sessions() -> None:
             if config is not None:
                 pinned.CopyFrom(config)
             pinned.inter_op_parallelism_threads = 1
-            pinned.graph_options.rewrite_options.disable_meta_optimizer = True
             pinned.use_per_session_threads = True  # the global pool keeps the first session's size
             return original(self, target, graph, pinned)
         return __init__
 
     wrap(session_lib.BaseSession, "__init__", make_init)
+
+    def make_call(original):
+        def _call_tf_sessionrun(self, options, feed_dict, fetch_list, target_list, run_metadata):
+            pinned = config_pb2.RunOptions()
+            if options is not None:
+                pinned.ParseFromString(bytes(tf_session.TF_GetBuffer(options)))
+            pinned.inter_op_thread_pool = -1  # the calling thread runs every op of this run
+            buffer = tf_session.TF_NewBufferFromString(pinned.SerializeToString())
+            try:
+                return original(self, buffer, feed_dict, fetch_list, target_list, run_metadata)
+            finally:
+                tf_session.TF_DeleteBuffer(buffer)
+        return _call_tf_sessionrun
+
+    wrap(session_lib.BaseSession, "_call_tf_sessionrun", make_call)
 
 
 def _datasets() -> None:

@@ -64,12 +64,13 @@ def choose(no_dropout: bool, same_program: bool, new_source: bytes, same_seeds: 
     program against TF 2 code) dropout keyed by what each dropout is (keyed_draws.py)."""
     if no_dropout:
         return NO_DROPOUT
-    if same_program or same_seeds or _graph_program(new_source):
+    if same_program or same_seeds or graph_program(new_source):
         return SAME_SEEDS
     return KEYED
 
 
-def _graph_program(source: bytes) -> bool:
+def graph_program(source: bytes) -> bool:
+    """Is this NEW TF 1.x graph code run on TF 2 (it enters graph mode or makes a Session)?"""
     import ast
 
     try:
@@ -86,7 +87,7 @@ def _graph_program(source: bytes) -> bool:
 
 
 def policy(name: str) -> str:
-    """The randomness policy in force, one line for the report header."""
+    """The randomness policy in force and the sessions' schedule, one line for the report header."""
     text = {NO_DROPOUT: NO_DROPOUT_POLICY, KEYED: KEYED_POLICY}.get(name, DEFAULT_POLICY)
     return f"{text}; {SESSION_SCHEDULE}"
 

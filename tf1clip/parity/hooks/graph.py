@@ -41,14 +41,14 @@ def install(rec) -> None:
             keys, effect = step_keys(rec.graph_steps, self.graph, fetches)
             if not keys:
                 result = original(self, fetches, feed_dict, options, run_metadata)
-                rec.fetched.note(result)
+                rec.fetched.note(result, self.graph, fetches)
                 return result
             inside.active = True
             try:
                 result = _step(rec, self, original, keys, effect, fetches, feed_dict, options, run_metadata)
             finally:
                 inside.active = False
-            rec.fetched.note(result)
+            rec.fetched.note(result, self.graph, fetches)
             return result
         return run
 
@@ -64,7 +64,7 @@ def install(rec) -> None:
                     return function(*args, **kwargs)
                 if not keys:
                     result = function(*args, **kwargs)
-                    rec.fetched.note(result)
+                    rec.fetched.note(result, self.graph, fetches)
                     return result
                 # a step: through run, which records it (same fetches, same feeds)
                 return self.run(fetches, dict(zip(feed_list or (), args)), kwargs.get("options"),
