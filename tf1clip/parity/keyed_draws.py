@@ -48,6 +48,7 @@ from tf1clip.steps import wrap
 POLICY = ("TF 1.x against TF 2, dropout keyed: each dropout mask is drawn from a stateless seed of "
           "(its creation rank in the run or step function, its run within the call, the number of "
           "updates before), compared against its own rate; tf.data shuffles seeded by creation order; "
+          "candidate samplers (nce_loss, sampled_softmax_loss) seeded by creation order; "
           "other seeds as the default policy; while loops one iteration at a time")
 
 
