@@ -223,7 +223,8 @@ def main(argv: list[str], debug: bool = False) -> int:
     parser.add_argument("--replicas", type=int, metavar="N",
                         help="run NEW under a MirroredStrategy over N logical CPU devices (same global batch)")
     parser.add_argument("--no-transfer", action="store_true",
-                        help="do not load OLD's start values into NEW; compare the start values too")
+                        help="NEW starts from its own initializers (OLD's draw is loaded only where NEW's "
+                             "initializer draws from the same distribution); compare the start values too")
     parser.add_argument("--no-dropout", action="store_true",
                         help="run dropout and tf.data shuffles as the identity on both sides (their "
                              "expectation: blind to a wrong dropout rate)")

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from tf1clip.parity import fetched, start_values
+from tf1clip.parity import fetched, initializers, start_values
 
 # Defaults, justified in the README ("Parity tolerances"): float32 carries ~7 significant
 # digits; graph and eager execution sum in different orders, so single-step values differ
@@ -228,8 +228,12 @@ def _compare_state(result, old, new, rtol, atol):
 
 
 def _compare_initial(result, old, new, rtol, atol):
-    """--no-transfer: each updated variable's start value, OLD's against NEW's own."""
+    """--no-transfer: each updated variable's start value, OLD's against NEW's own. Drawn from the
+    same initializer (initializers.py), NEW loaded OLD's draw and the values must be equal; from
+    another, a problem naming both; not known on a side, the values are compared as they are."""
     old_initial, new_initial = old.get("initial") or {}, new.get("initial") or {}
+    result["draws"] = new.get("draws") or []
+    draws = {entry["key"]: entry for entry in result["draws"]}
     for opt in old["optimizers"]:
         for var in opt["variables"]:
             a, b = old_initial.get(var["key"]), new_initial.get(var["key"])
@@ -237,9 +241,16 @@ def _compare_initial(result, old, new, rtol, atol):
                 result["errors"].append(f"variable {var['name']} ({var['key']}) has no start value on "
                                         f"{'OLD' if a is None else 'NEW'}")
                 continue
+            draw = draws.get(var["key"]) or {}
+            item = {"key": var["key"], "name": var["name"], "initializer": initializers.verdict(draw)}
+            result["initial"].append(item)
+            if draw.get("old") and draw.get("new") and not draw.get("loaded"):
+                item.update(ok=False, max_abs_diff=None, note=None)
+                old_draw, new_draw = initializers.describe(draw["old"]), initializers.describe(draw["new"])
+                result["problems"].append(f"start value of {var['name']}: OLD draws {old_draw}, NEW draws {new_draw}")
+                continue
             ok, max_diff, note = _close_arrays(a, b, rtol, atol)
-            result["initial"].append({"key": var["key"], "name": var["name"], "ok": ok, "max_abs_diff": max_diff,
-                                      "note": note})
+            item.update(ok=ok, max_abs_diff=max_diff, note=note)
             if not ok:
                 result["problems"].append(f"start value of {var['name']} differs (initializers)")
 
@@ -282,7 +293,8 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
         say(f"randomness: {result['randomness']}")
     if "transfer" in result:
         say("start values: " + ("OLD's loaded into NEW" if result["transfer"] else
-                                "--no-transfer: each side's own, compared"))
+                                "--no-transfer: each side's own, compared (OLD's draw loaded into NEW where "
+                                "NEW's initializer is the same)"))
     if result.get("kept"):
         say(f"working copies kept: OLD {result['kept']['old']}  NEW {result['kept']['new']}")
     for text in _unstepped_lines(result.get("unstepped") or []):
@@ -326,8 +338,9 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
     if result.get("initial"):
         say("start values (--no-transfer; largest |OLD - NEW|):")
         for w in result["initial"]:
-            say(f"    {w['name']}: {_fmt(w.get('max_abs_diff'))}  {w.get('note') or ('ok' if w['ok'] else 'DIFFERENT')}",
-                None if w["ok"] else "red")
+            how = f" ({w['initializer']})" if w.get("initializer") else ""
+            status = w.get("note") or ("ok" if w["ok"] else "DIFFERENT")
+            say(f"    {w['name']}: {_fmt(w.get('max_abs_diff'))}  {status}{how}", None if w["ok"] else "red")
     if result.get("fetched"):
         say(f"fetched values (every Session.run / step function result, in order): {result['fetched']['note']}",
             "red" if result["fetched"]["status"] == "different" else None)

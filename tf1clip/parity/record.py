@@ -33,7 +33,7 @@ import sys
 import traceback
 
 from tf1clip.parity.distribute import provide_replicas
-from tf1clip.parity import keyed_draws, pipelines, randomness, workdir
+from tf1clip.parity import initializers, keyed_draws, pipelines, randomness, workdir
 from tf1clip.parity.hooks import graph as graph_hooks
 from tf1clip.parity.hooks import install_hooks
 from tf1clip.parity.recorder import Recorder, StopParity
@@ -118,6 +118,7 @@ def main(argv=None):
     if opts.replicas:
         provide_replicas(rec, opts.replicas)
     install_hooks(rec)
+    initializers.install(rec.draws)
     status, error, code = "completed", None, 0
     from tf1clip import runner
 

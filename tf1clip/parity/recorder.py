@@ -15,7 +15,8 @@ update are loaded into NEW's variables as NEW creates them. Rule: OLD's trainabl
 in creation order, are matched to NEW's trainable variables, in creation order, within each
 shape (the k-th variable of shape S in NEW gets the k-th of shape S in OLD). At NEW's first
 update the match is checked: each optimizer must update the same variables (as a set) as in
-OLD; if not, the run stops and both lists go into the record.
+OLD; if not, the run stops and both lists go into the record. Under --no-transfer only the
+variables drawn from the same initializer as OLD's get OLD's values (initializers.py).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import threading
 
 import numpy as np
 
-from tf1clip.parity import membership, start_values
+from tf1clip.parity import initializers, membership, start_values
 from tf1clip.parity.fetched import Fetched
 from tf1clip.parity.distribute import replica_id, sum_parts
 from tf1clip.steps import GraphSteps
@@ -92,6 +93,7 @@ class Recorder:
         self._lock = threading.Lock()  # MirroredStrategy runs replicas in threads
         self.fetched = Fetched()  # what the script's computations returned, in order
         self.keys = None  # keyed_draws.DropoutKeys under keyed dropout: told when NEW's computations run
+        self.draws = initializers.Draws()  # what each start value was drawn from
         if init_file:
             with np.load(init_file, allow_pickle=False) as data:
                 meta = json.loads(str(data["__meta__"]))
@@ -99,6 +101,7 @@ class Recorder:
                 self._old_init = [(entry["key"], tuple(entry["shape"]), data[entry["key"]]) for entry in meta]
             self._old_members = membership.members_from_meta(meta)
             self._old_names = {entry["key"]: entry.get("name") for entry in meta}
+            self.draws.old = {entry["key"]: entry.get("draw") for entry in meta}
             self._old_used = set()
 
     # ---- bookkeeping -------------------------------------------------------------------------
@@ -212,7 +215,9 @@ class Recorder:
         and loaded at its first step instead (hooks/graph.py, match_graph)."""
         import tensorflow as tf
 
+        kwargs, drawn = self.draws.watch(kwargs)
         var = next_creator(**kwargs)
+        self.draws.remember(var, drawn)
         if self._old_init is None or kwargs.get("trainable") is False:
             return var
         if "/replica_" in str(kwargs.get("name") or ""):
@@ -229,7 +234,11 @@ class Recorder:
                     with tf.init_scope():
                         self.start_distribution.append({"key": key, "name": var_name(var),
                                                         "old": start_values.stats(value),
-                                                        "new": start_values.stats(var.numpy())})
+                                                        "new": start_values.stats(var.numpy()),
+                                                        **self.draws.pair(key, var)})
+                        var.assign(tf.cast(value, var.dtype))
+                elif self.draws.judge(key, var, var_name(var)):
+                    with tf.init_scope():
                         var.assign(tf.cast(value, var.dtype))
                 break
         return var
@@ -248,9 +257,10 @@ class Recorder:
                 if key not in self._old_used and old_shape == shape:
                     self._old_used.add(key)
                     self._assigned[id(var)] = key
-                    loads.append((var, value))
+                    if self.transfer or self.draws.judge(key, var, var_name(var)):
+                        loads.append((var, value))
                     break
-        return loads if self.transfer else []
+        return loads
 
     def match_late(self, variables):
         """NEW's eager variables the creator hook did not see (a TF 1.x eager script's
@@ -359,6 +369,7 @@ class Recorder:
                       for key, v in self.state_variables()],
             "state_observed": self.started,
             "start_distribution": self.start_distribution,
+            "draws": self.draws.entries,  # NEW under --no-transfer: each matched variable's draws
         }
         for entry, u in zip(record["optimizers"], self.ordered()):
             for var_entry, v in zip(entry["variables"], u.variables):
@@ -367,6 +378,8 @@ class Recorder:
             json.dump(record, handle, indent=1, default=str)
         self.fetched.save(self.out)
         members = membership.members(record["optimizers"])
+        self.draws.note_start([(self.key_of(v, var_key(u.index, j)), v) for u in self.ordered()
+                               for j, v in enumerate(u.variables)], members, self.initial or {})
         for label, arrays in (("initial", self.initial), ("final", self.final), ("steps", self.step_values)):
             if arrays:
                 save_arrays(os.path.join(self.out, f"{label}.npz"), arrays, self.ranks,

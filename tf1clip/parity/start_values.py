@@ -12,10 +12,18 @@ keeps NEW's own start value's statistics, and the report compares them with OLD'
   larger standard deviation: two honest draws of 256 values or more are far inside both bounds
   (the standard error of a mean is std/16 there), a wrong default (0.05 against 1.0, [-0.05,
   0.05] against [0, 1)) is far outside them.
+
+That is the fallback. When both sides' start values are known draws (initializers.py: a random
+op or initializer of a known distribution, returned as the variable's initial value), they are
+compared exactly instead, whatever the size: the same distribution family and the same resolved
+parameters, shape and dtype, or a problem naming both (a truncated normal of stddev 0.1 against
+a normal of 0.1, which the statistics cannot tell apart, fails).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from tf1clip.parity.initializers import describe, same_draw
 
 MIN_SIZE = 256
 
@@ -41,6 +49,14 @@ def compare(result: dict, new: dict) -> None:
     entries = new.get("start_distribution") or []
     result["start_distribution"] = entries
     for e in entries:
+        old_draw, new_draw = e.get("old_draw"), e.get("new_draw")
+        if old_draw is not None and new_draw is not None:
+            if not same_draw(old_draw, new_draw):
+                result["problems"].append(
+                    f"start values of {e['name']}: NEW's own initializer draws from another distribution than "
+                    f"OLD's: OLD draws {describe(old_draw)}, NEW draws {describe(new_draw)} (OLD's values were "
+                    "loaded for the steps, so only this shows it)")
+            continue
         if not same_distribution(e["old"], e["new"]):
             o, n = e["old"], e["new"]
             result["problems"].append(

@@ -163,6 +163,7 @@ def _start(rec, session, raw_run):
         if key not in rec.initial:
             rec.initial[key] = np.asarray(value)
             rec.ranks[key] = rank
+            rec.draws.mine[key] = rec.draws.of_variable(var)
 
 
 def _start_late(rec, session, raw_run, updates):
@@ -185,6 +186,7 @@ def _start_late(rec, session, raw_run, updates):
         if key not in rec.initial:
             rec.initial[key] = np.asarray(value)
             rec.ranks[key] = rank + offset
+            rec.draws.mine[key] = rec.draws.of_variable(var)
 
 
 def _note_state(rec, graph, effect):
