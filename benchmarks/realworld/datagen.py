@@ -3,7 +3,7 @@
 The manifest names a generator and where its output goes (`data = ["mnist:MNIST_data"]`).
 Every generator is a pure function of its arguments (fixed seeds), writes in well under a
 second, and uses only the standard library and NumPy (plus TensorFlow's TFRecord writer for
-BERT's pre-training records, and Pillow for a JPEG), so what the scripts read is the same on
+BERT's pre-training records, and Pillow for JPEGs), so what the scripts read is the same on
 every run and nothing is downloaded.
 
 Words come from a fixed synthetic vocabulary (syllable pairs) drawn with Zipf-like
@@ -179,6 +179,65 @@ def _pretraining_records(path: Path, vocab_size: int, count: int = 32, seq: int 
             writer.write(tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString())
 
 
+# The most frequent English words (any English word list starts with these), so that a GloVe
+# stand-in shares a vocabulary with English text as the real one does.
+_ENGLISH = ("the of and to a in is it you that he was for on are with as i his they be at one have this from "
+            "or had by not word but what some we can out other were all there when up use your how said an "
+            "each she which do their time if will way about many then them write would like so these her long "
+            "make thing see him two has look more day could go come did number sound no most people my over "
+            "know water than call first who may down side been now find any new work part take get place made "
+            "live where after back little only round man year came show every good me give our under name very "
+            "through just form sentence great think say help low line differ turn cause much mean before move "
+            "right boy old too same tell does set three want air well also play small end put home read hand "
+            "port large spell add even land here must big high such follow act why ask men change went light "
+            "kind off need house picture try us again animal point mother world near build self earth father").split()
+
+
+def glove_300d(target: Path) -> None:
+    """A GloVe-format text file (`word v1 ... v300`, like glove.6B.300d.txt): 200 common English
+    words and 300 synthetic ones, each with a fixed random 300-dimensional vector."""
+    import numpy as np
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    words = list(dict.fromkeys(_ENGLISH)) + vocabulary(300)
+    vectors = np.random.default_rng(6).normal(0.0, 0.4, size=(len(words), 300))
+    lines = [w + " " + " ".join(f"{v:.5f}" for v in row) for w, row in zip(words, vectors)]
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def knifey_spoony(target: Path) -> None:
+    """Hvass-Labs' Knifey-Spoony layout: `forky/`, `knifey/`, `spoony/`, each with 12 training and
+    4 test (`test/`) 200x200 RGB JPEGs (a class-coloured shape on noise), and the tarball
+    `knifey-spoony.tar.gz` of the same files beside them, as left by its download step."""
+    import io
+    import tarfile
+
+    import numpy as np
+    from PIL import Image
+
+    target.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(12)
+    files = []
+    for number, name in enumerate(("forky", "knifey", "spoony")):
+        for sub, count in (("", 12), ("test", 4)):
+            for i in range(count):
+                image = rng.integers(0, 80, size=(200, 200, 3), dtype=np.uint8)
+                lo, hi = 40 + 30 * number, 160 - 20 * number
+                image[lo:hi, 90 - 25 * number:110 + 25 * number, number] = 230
+                buffer = io.BytesIO()
+                Image.fromarray(image).save(buffer, format="JPEG", quality=85)
+                files.append(("/".join(p for p in (name, sub, f"{name}-{i:02d}.jpg") if p), buffer.getvalue()))
+    for rel, data in files:
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    with tarfile.open(target / "knifey-spoony.tar.gz", "w:gz") as tar:
+        for rel, data in files:
+            info = tarfile.TarInfo(rel)
+            info.size, info.mtime = len(data), 946684800
+            tar.addfile(info, io.BytesIO(data))
+
+
 GENERATORS = {
     "mnist": mnist,
     "mnist-raw": mnist_raw,
@@ -189,6 +248,8 @@ GENERATORS = {
     "rt-polarity": rt_polarity,
     "cornell-dialogs": cornell_dialogs,
     "bert": bert,
+    "glove-300d": glove_300d,
+    "knifey-spoony": knifey_spoony,
 }
 
 
