@@ -4,8 +4,8 @@ Read with `ast` (nothing is imported, TensorFlow least of all). Every import cou
 inside a function (a lazy import is still a dependency), except under `if TYPE_CHECKING:`.
 A private name (`_x`) is private to its module: `from m import _x` and `m._x` from another
 module fail; a private module (`pkg/_m.py`) is private to its package `pkg` (its subpackages
-may use it). `codemods/tf2` is left out while it is being rewritten (issue 16: its helpers
-import each other and share `_`-names).
+may use it). `tests/test_import_layers.py` also counts imports under `TYPE_CHECKING` and checks
+the TF2 tier's layers.
 """
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tf1clip", "codemods")
-LEFT_OUT = ("codemods.tf2",)
 
 
 def _modules() -> dict:
@@ -28,10 +27,6 @@ def _modules() -> dict:
 
 
 MODULES = _modules()
-
-
-def _left_out(module: str) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in LEFT_OUT)
 
 
 def _imports(module: str, path: Path):
@@ -99,8 +94,7 @@ def _cycles(edges: dict) -> list:
 
 
 def test_no_import_cycles():
-    cycles = [c for c in _cycles(_graph()) if not all(_left_out(m) for m in c)]
-    assert cycles == []
+    assert _cycles(_graph()) == []
 
 
 def _private(module: str, target: str, name) -> str | None:
@@ -121,8 +115,6 @@ def _private(module: str, target: str, name) -> str | None:
 def test_no_private_names_across_modules():
     found = []
     for module, path in MODULES.items():
-        if _left_out(module):
-            continue
         aliases = {}
         for line, target, name, bound in _imports(module, path):
             if not (target.split(".")[0] in PACKAGES):

@@ -30,9 +30,10 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.tf2.emit import code
 from codemods.tf2.model import AV, Input, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 HOST_STATE = ("saver", "writer")  # state whose TF 2 object the host code uses by name: passed as it is
 
@@ -156,7 +157,6 @@ def given_session(site: "CallSite") -> bool:
 def call_without(site: "CallSite", fn: cst.FunctionDef, dropped: set, skip: int = 0) -> cst.Call:
     """The call as TF 2 makes it: the dropped parameters' arguments gone. What they gave is read in the
     function's body, so it is no graph use at the call."""
-    from codemods.tf2.helpers import names_of
     new = drop_args(fn, site.node, dropped, skip)
     site.ev.uses -= names_of(site.node) - names_of(new)
     return new

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.tf2.model import HOST, Instance
+
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
-    from codemods.tf2.model import Instance
+    from codemods.tf2.program import Program
 
 
 def _literal(node: cst.BaseExpression) -> bool:
@@ -72,10 +73,9 @@ def _both_can_run(a: dict, b: dict) -> bool:
     return not any(k in b and a[k] != b[k] for k in a)
 
 
-def attributes(tr: "Translator", body: list, instance: "Instance", self_name: str) -> list:
+def attributes(tr: "Program", body: list, instance: "Instance", self_name: str) -> list:
     """The value statements `body` made in a method of `instance`, reading its plain attributes as
     TF 1.x did when it built them (see the module's docstring)."""
-    from codemods.tf2.model import HOST
     literal: dict = {}
     for n in _walk(cst.Module(body=body)):
         if not (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == self_name

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.program import Program
 
 
 def _walk(node):
@@ -28,7 +28,7 @@ def _walk(node):
         yield from _walk(child)
 
 
-def is_gradient_type_print(tr: "Translator", call: cst.BaseExpression, graph: set) -> bool:
+def is_gradient_type_print(tr: "Program", call: cst.BaseExpression, graph: set) -> bool:
     """`print(...)` reading only the types of the gradients of `tf.gradients` lists."""
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):
         return False
@@ -55,7 +55,7 @@ def is_gradient_type_print(tr: "Translator", call: cst.BaseExpression, graph: se
 DTYPES = {"float": "float32", "double": "float64", "half": "float16"}
 
 
-def _dtype_name(tr: "Translator", node) -> str | None:
+def _dtype_name(tr: "Program", node) -> str | None:
     if isinstance(node, cst.SimpleString):
         name = node.evaluated_value
         return DTYPES.get(name, name)
@@ -65,7 +65,7 @@ def _dtype_name(tr: "Translator", node) -> str | None:
     return None
 
 
-def describe(tr: "Translator", ph) -> cst.BaseExpression | None:
+def describe(tr: "Program", ph) -> cst.BaseExpression | None:
     """TF 1.x's `str()` of a placeholder, as an expression (an f-string when a dimension is a name)."""
     dtype = _dtype_name(tr, ph.dtype)
     if dtype is None or ph.tf1_name is None or (ph.shape is not None and ph.dims is None):
@@ -94,7 +94,7 @@ def describe(tr: "Translator", ph) -> cst.BaseExpression | None:
 
 
 class _Describe(cst.CSTTransformer):
-    def __init__(self, tr: "Translator", graph: set):
+    def __init__(self, tr: "Program", graph: set):
         super().__init__()
         self.tr, self.graph, self.failed = tr, graph, False
         self._skip: set = set()
@@ -113,7 +113,7 @@ class _Describe(cst.CSTTransformer):
         return text
 
 
-def placeholder_print(tr: "Translator", small: cst.Expr, graph: set):
+def placeholder_print(tr: "Program", small: cst.Expr, graph: set):
     """`print(X, ...)` of placeholders → the same print of their TF 1.x descriptions, or None."""
     call = small.value
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"):

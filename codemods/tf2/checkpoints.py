@@ -25,7 +25,7 @@ from codemods.tf2 import emit
 from codemods.tf2.model import Other, State, StateRef
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 RESTORE = '''
 

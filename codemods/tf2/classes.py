@@ -27,45 +27,18 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import arguments, build_time, emit
-from codemods.tf2._base import NameTransformer
-from codemods.tf2.helpers import Rename, bound_names, function_locals, mentions_tf, names_of
+from codemods.tf2.inline import Rename
+from codemods.tf2.interfaces import MethodFrame
 from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
+from codemods.tf2.syntax import bound_names, function_locals, names_of, replace_names
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite, Evaluator
-    from codemods.tf2.interpret import Translator
-
-
-class Replace(NameTransformer):
-    """Name `old` → `new` (loads and stores; attribute members and keywords are not names)."""
-
-    def __init__(self, mapping: dict):
-        super().__init__()
-        self.mapping = mapping
-
-    def leave_Name(self, original, updated):
-        if self.skipped(original) or original.value not in self.mapping:
-            return updated
-        return self.mapping[original.value]
-
-
-def replace_names(node, mapping: dict):
-    return node.visit(Replace(mapping)) if mapping else node
-
-
-class Frame:
-    """A method being read: its instance, its `self` name, the locals kept on the instance."""
-
-    def __init__(self, instance: Instance, self_name: str, start_env: dict, locals_: set):
-        self.instance = instance
-        self.self_name = self_name
-        self.start_env = start_env
-        self.locals = locals_
-        self.promoted: dict = {}
+    from codemods.tf2.call_site import CallSite, Evaluation
+    from codemods.tf2.program import Program
 
 
 class Classes:
-    def __init__(self, tr: "Translator"):
+    def __init__(self, tr: "Program"):
         self.tr = tr
         self.defs: dict = {}
         self.walked: dict = {}        # (class, method) -> FunctionDef read
@@ -74,7 +47,7 @@ class Classes:
         self.dropped: dict = {}       # (class, method) -> its parameters gone in TF 2 (the session, graph things)
 
     @property
-    def frame(self) -> Optional[Frame]:
+    def frame(self) -> Optional[MethodFrame]:
         return self.frames[-1] if self.frames else None
 
     def define(self, st: cst.ClassDef, out: list) -> None:
@@ -83,7 +56,7 @@ class Classes:
                 if self.tr.names.is_tf(base.value) or any(self.tr.names.is_tf(n) for n in [base.value]):
                     self.tr.refuse(f"class `{st.name.value}` derives from a TensorFlow class: not converted")
         for part in st.body.body:
-            if not isinstance(part, cst.FunctionDef) and mentions_tf(self.tr, part):
+            if not isinstance(part, cst.FunctionDef) and self.tr.mentions_tf(part):
                 self.tr.refuse(f"class `{st.name.value}` makes TensorFlow objects in its body (class attributes, "
                                "made once when the class is defined): not converted", self.tr.line_of(part))
         self.tr.env[st.name.value] = Class(st)
@@ -105,7 +78,7 @@ class Classes:
             self.walk(instance, init, site, region=False)
         return instance, site.node
 
-    def attribute(self, ev: "Evaluator", instance: Instance, attr: str, node: cst.Attribute) -> tuple:
+    def attribute(self, ev: "Evaluation", instance: Instance, attr: str, node: cst.Attribute) -> tuple:
         if attr in instance.attrs:
             av = instance.attrs[attr]
             if attr in instance.locals:
@@ -199,7 +172,7 @@ class Classes:
             env[p] = av
         saved = (tr.env, tr.region_locals)
         tr.env, tr.region_locals = env, function_locals(fn)
-        self.frames.append(Frame(instance, self_name, dict(env), function_locals(fn)))
+        self.frames.append(MethodFrame(instance, self_name, dict(env), function_locals(fn)))
         body: list = []
         try:
             tr.block([s.visit(Rename(given.substitute, tr)) for s in fn.body.body], body, region=region)
@@ -282,7 +255,7 @@ class Classes:
     def _host_only(self, node) -> bool:
         """`node` reads plain Python values only: no TensorFlow, no call (it could make state), no name or
         object attribute bound to a graph value, state or model object (an object's plain attributes are)."""
-        if mentions_tf(self.tr, node):
+        if self.tr.mentions_tf(node):
             return False
         receivers = set()
         for n in _walk(node):
@@ -315,7 +288,6 @@ class Classes:
         if frame is None:
             return body, None
         body = build_time.attributes(self.tr, body, frame.instance, frame.self_name)
-        from codemods.tf2.helpers import names_of
         read = names_of(cst.Module(body=body))
         graph = {n for c in self.tr.comps for n in c.defs} | set(self.tr.placeholders)
         mapping = {}
@@ -384,7 +356,7 @@ def _attribute_count(module: cst.Module, attr: str) -> int:
     return sum(1 for n in _walk(module) if isinstance(n, cst.Attribute) and n.attr.value == attr)
 
 
-def _reads_graph_attr(node, frame: Frame) -> bool:
+def _reads_graph_attr(node, frame: MethodFrame) -> bool:
     """`node` reads `self.<attr>` holding a graph value."""
     return any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == frame.self_name
                and n.attr.value in frame.instance.attrs and frame.instance.attrs[n.attr.value].graph
@@ -397,4 +369,4 @@ def _walk(node):
         yield from _walk(child)
 
 
-__all__ = ["Classes", "replace_names", "Tensor"]
+__all__ = ["Classes"]

@@ -18,7 +18,7 @@ from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, S
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite, Evaluator
+    from codemods.tf2.call_site import CallSite, Evaluation
 
 CALLS = {
     **placeholders.CALLS,
@@ -87,7 +87,7 @@ def tf_call(site: "CallSite"):
     return ops.tf_call(site)
 
 
-def attribute(ev: "Evaluator", base: AV, attr: str, node: cst.Attribute) -> tuple:
+def attribute(ev: "Evaluation", base: AV, attr: str, node: cst.Attribute) -> tuple:
     """`base.attr` (not a TensorFlow module member): a method to call later, or what it denotes."""
     kind = kind_of(base)
     if kind == "host":

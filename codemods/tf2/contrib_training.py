@@ -23,7 +23,7 @@ from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
 from codemods.tf2.training import Opt, loss_name, optimizer_args, optimizer_class, train, variable_list
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 CLIP_DECORATOR = "tensorflow.contrib.estimator.clip_gradients_by_norm"
 OPTIMIZE_LOSS = ("tensorflow.contrib.layers.optimize_loss", "slim.optimize_loss")

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import emit, mnist_reader
+from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 from codemods.tf2.model import HOST, GraphOp, Op, Other, Placeholder, Seq, State, StateRef, Tensor
+from codemods.tf2.names import short
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 READ_DATA_SETS = ("tensorflow.examples.tutorials.mnist.input_data.read_data_sets",
                   "tensorflow.contrib.learn.python.learn.datasets.mnist.read_data_sets")
@@ -56,8 +58,6 @@ DATASET_METHODS = ("shuffle", "batch", "repeat", "map", "prefetch", "take", "ski
 
 def dataset(site: "CallSite"):
     """`tf.data.Dataset.from_tensor_slices(...)` and the like: a Python object in TF 2, made here."""
-    from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
-    from codemods.tf2.names import short
     try:
         name, node = to_tf2(short(site.qname), site.node, alias=site.tr.alias)
     except NoTF2Mapping as exc:

@@ -27,7 +27,7 @@ from typing import Optional
 import libcst as cst
 from libcst.helpers import parse_template_module
 
-from codemods.tf2 import emit, helpers, optimizer_twins
+from codemods.tf2 import emit, optimizer_twins
 from codemods.tf2._base import Note, Refuse, arg, walk
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 from codemods.tf2.api_spec import KEYWORD_RENAMES, TRANSFORMERS, WARNINGS
@@ -35,6 +35,7 @@ from codemods.tf2.model import HOST
 from codemods.tf2.names import ImportTable, short, tf_expr
 from codemods.tf2.ops import SAMPLED_LOSSES, SPARSE_READS
 from codemods.tf2.optimizer_table import OPTIMIZERS, OptimizerRow
+from codemods.tf2.syntax import assignments, is_main_guard, names_of, taken_names, walk_statements
 from codemods.tf2.training import optimizer_args
 
 RULE = "tf2"
@@ -93,7 +94,7 @@ class EagerTranslator(cst.CSTTransformer):
             raise Refuse(1, "the script does not import `tensorflow` itself (only through tf.contrib.eager): "
                             "add `import tensorflow as tf`")
         self.alias = names.tf_alias
-        self.namer = emit.Namer(helpers.names_of(module) | helpers.taken_names(module))
+        self.namer = emit.Namer(names_of(module) | taken_names(module))
         self.emitted: dict = {}          # preamble key -> generated name
         self.preamble: list = []
         self._funcs: set = set()         # ids of nodes that are the func of a call
@@ -103,7 +104,7 @@ class EagerTranslator(cst.CSTTransformer):
         self._after: dict = {}           # id(statement) -> statements to add after it
         self._statement = None           # the simple statement line being read
         self._sparse = self._sparse_line()
-        self._optimizers = {emit.code(t) for st in helpers.walk_statements(module) for t, v in helpers.assignments(st)
+        self._optimizers = {emit.code(t) for st in walk_statements(module) for t, v in assignments(st)
                             if isinstance(v, cst.Call) and names.qualified(v.func) in OPTIMIZERS}
         self._variables = self._variable_targets(module)
 
@@ -111,8 +112,8 @@ class EagerTranslator(cst.CSTTransformer):
         """Names, and attribute names (`self.w`: "w"), that every assignment in the file binds to a new
         `tfe.Variable` / `tf.Variable`: one variable each, never a list of shards."""
         kinds: dict = {}
-        for st in helpers.walk_statements(module):
-            for target, value in helpers.assignments(st):
+        for st in walk_statements(module):
+            for target, value in assignments(st):
                 key = (("name", target.value) if isinstance(target, cst.Name)
                        else ("attr", target.attr.value) if isinstance(target, cst.Attribute) else None)
                 if key is None:
@@ -130,7 +131,7 @@ class EagerTranslator(cst.CSTTransformer):
 
     def run(self) -> cst.Module:
         out = self.module.visit(self)
-        body = helpers.add_preamble(list(out.body), self.preamble, set(), self.names)
+        body = emit.add_preamble(list(out.body), self.preamble, set(), self.names)
         return out.with_changes(body=body)
 
     # -- errors and notes ---------------------------------------------------------------------
@@ -166,7 +167,7 @@ class EagerTranslator(cst.CSTTransformer):
         """`body` without its `enable_eager_execution()` statements (blank lines above them kept)."""
         out, carry = [], []
         for st, orig in zip(body, originals):
-            if isinstance(orig, cst.If) and top and helpers.is_main_guard(orig):
+            if isinstance(orig, cst.If) and top and is_main_guard(orig):
                 inner = self._without_switch(list(st.body.body), orig.body.body, top=False)
                 st = st.with_changes(body=st.body.with_changes(body=inner or [cst.SimpleStatementLine([cst.Pass()])]))
             if self._is_switch(orig):
@@ -348,7 +349,7 @@ class EagerTranslator(cst.CSTTransformer):
     def _switch_lines(self) -> set:
         lines = set()
         for st in self.module.body:
-            blocks = [st.body.body] if isinstance(st, cst.If) and helpers.is_main_guard(st) else [[st]]
+            blocks = [st.body.body] if isinstance(st, cst.If) and is_main_guard(st) else [[st]]
             lines |= {self.names.line(s) for block in blocks for s in block if self._is_switch(s)}
         return lines
 
@@ -389,7 +390,7 @@ class EagerTranslator(cst.CSTTransformer):
                 return True
             if node.value in seen:
                 return False
-            values = [v for st in helpers.walk_statements(self.module) for t, v in helpers.assignments(st)
+            values = [v for st in walk_statements(self.module) for t, v in assignments(st)
                       if isinstance(t, cst.Name) and t.value == node.value]
             return bool(values) and all(v is not None and self._number(v, seen | {node.value}) for v in values)
         return False

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2.helpers import target_names
+from codemods.tf2.syntax import target_names
 from codemods.tf2.model import AV, Element, exact_names, holds_tf
 
 # attributes of a tensor or variable whose TF 2 answer differs from TF 1.x's

@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from codemods.tf2.names import tf_expr
+from codemods.tf2.syntax import names_of
 
 Node = Union[cst.CSTNode, str]
 
@@ -119,3 +120,41 @@ class Namer:
 
     def claim(self, name: str) -> None:
         self.taken.add(name)
+
+
+def add_preamble(body: list, preamble: list, imports: set, names) -> list:
+    """`body` with `imports` it lacks and the `preamble` definitions after its imports."""
+    if not preamble and not imports:
+        return body
+    have = {dotted for local, dotted in names.bindings.items() if local == dotted}
+    new_imports = []
+    for m in sorted(imports - have):
+        if m.startswith("absl:"):
+            _, module, local = m.split(":")
+            alias = cst.ImportAlias(cst.Name(module), asname=None if local == module else
+                                    cst.AsName(cst.Name(local)))
+            new_imports.append(cst.SimpleStatementLine([cst.ImportFrom(module=cst.Name("absl"), names=[alias])]))
+        else:
+            new_imports.append(cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(m))])]))
+    defined = set()
+    for d in preamble:
+        if isinstance(d, (cst.FunctionDef, cst.ClassDef)):
+            defined.add(d.name.value)
+    first_use = next((i for i, st in enumerate(body) if names_of(st) & defined), len(body))
+    last = -1
+    for i, st in enumerate(body[:first_use]):  # after the imports the definitions need (TensorFlow's)
+        if isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
+            last = i
+    start = last + 1 if last >= 0 else (1 if body and _is_docstring(body[0]) else 0)
+    defs = [d.with_changes(leading_lines=blank_lines()) if isinstance(
+        d, (cst.FunctionDef, cst.ClassDef)) else d for d in preamble]
+    rest = body[start:]
+    if rest and defs:
+        rest[0] = rest[0].with_changes(leading_lines=[*blank_lines(), *[
+            line for line in rest[0].leading_lines if line.comment is not None]])
+    return body[:start] + new_imports + defs + rest
+
+
+def _is_docstring(st) -> bool:
+    return (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Expr)
+            and isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

@@ -10,22 +10,22 @@ the `Translator`) and leave a reference in the expression.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import constructs, elements, flags, rnn, session
+from codemods.tf2.call_site import CallSite
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor,
                                  TFSymbol, holds_tf)
-from codemods.tf2.helpers import name_counts, target_names
 from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import canonical, short
+from codemods.tf2.syntax import name_counts, target_names
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.program import Program
 
 # Builtins that keep graph values in a Python structure (their result is a graph value too).
 STRUCTURAL = frozenset({"zip", "list", "tuple", "enumerate", "reversed", "sorted", "sum", "map", "filter", "dict",
@@ -33,62 +33,10 @@ STRUCTURAL = frozenset({"zip", "list", "tuple", "enumerate", "reversed", "sorted
 STATIC = frozenset({"len", "isinstance", "print_shape", "type", "id", "hasattr", "getattr", "callable"})
 
 
-@dataclass
-class CallSite:
-    """A call being evaluated: what a construct handler gets."""
-
-    ev: "Evaluator"
-    qname: str                 # canonical qualified name (TF calls) or method name (`*.minimize`)
-    node: cst.Call             # the call with its arguments already rewritten
-    original: cst.Call
-    receiver: Optional[AV] = None  # for a method call: the object's abstract value
-
-    @property
-    def tr(self) -> "Translator":
-        return self.ev.tr
-
-    @property
-    def target(self) -> Optional[str]:
-        """The name this call's result is bound to, when the call is the whole right-hand side."""
-        return self.ev.target if self.original is self.ev.top else None
-
-    def arg(self, index: Optional[int], keyword: str) -> tuple:
-        """(node, abstract value) of argument `keyword` (or positional `index`), else (None, None)."""
-        for a in self.node.args:
-            if a.keyword is not None and a.keyword.value == keyword:
-                return a.value, self.ev.value_of(a.value)
-        positional = [a for a in self.node.args if a.keyword is None and not a.star]
-        if index is not None and 0 <= index < len(positional):
-            a = positional[index]
-            return a.value, self.ev.value_of(a.value)
-        return None, None
-
-    def keywords(self) -> set:
-        return {a.keyword.value for a in self.node.args if a.keyword is not None}
-
-    def positional(self) -> int:
-        return len([a for a in self.node.args if a.keyword is None])
-
-    def starred(self) -> bool:
-        return any(a.star for a in self.node.args)
-
-    def refuse(self, reason: str):
-        self.tr.refuse(reason)
-
-    def only(self, allowed: set, positional: int) -> None:
-        """Refuse arguments beyond `allowed` keywords and `positional` positional ones."""
-        extra = self.keywords() - allowed
-        if self.starred():
-            self.refuse(f"`{short(self.qname)}` with *args/**kwargs is not converted")
-        if extra or self.positional() > positional:
-            what = ", ".join(sorted(extra)) if extra else f"more than {positional} positional arguments"
-            self.refuse(f"`{short(self.qname)}` with {what}: not mapped")
-
-
 class Evaluator(ItemChecks, cst.CSTTransformer):
     """Evaluates and rewrites one expression (or the expressions of one statement)."""
 
-    def __init__(self, tr: "Translator", env: dict, target: Optional[str] = None):
+    def __init__(self, tr: "Program", env: dict, target: Optional[str] = None):
         super().__init__()
         self.tr = tr
         self.env = env

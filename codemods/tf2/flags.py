@@ -18,7 +18,7 @@ from codemods.tf2 import emit
 from codemods.tf2.model import HOST, Func, Other
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite, Evaluator
+    from codemods.tf2.call_site import CallSite, Evaluation
 
 PREFIXES = ("tensorflow.app.flags", "tensorflow.flags")
 KEYWORDS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
@@ -39,7 +39,7 @@ def _member(qname: str) -> str:
     return ""
 
 
-def reference(ev: "Evaluator", qname: str) -> cst.BaseExpression:
+def reference(ev: "Evaluation", qname: str) -> cst.BaseExpression:
     """`tf.app.flags.FLAGS` → `flags.FLAGS`; `tf.app.flags` → `flags`."""
     member = _member(qname)
     node: cst.BaseExpression = cst.Name(_module(ev.tr))

@@ -12,19 +12,21 @@ read at each call, for what that call did:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2._base import NameTransformer
-from codemods.tf2 import arguments, emit
-from codemods.tf2.emit import code
-from codemods.tf2.model import HOST, Class, Func, Input, Op, Other, Session, StateRef, Tensor
+from codemods.tf2 import arguments
+from codemods.tf2.constructs import CREATORS
+from codemods.tf2.expressions import Evaluator
+from codemods.tf2.inline import Rename, inline_call
+from codemods.tf2.interfaces import HelperInfo
+from codemods.tf2.model import HOST, Class, Func, Input, Op, Session, StateRef, Tensor
+from codemods.tf2.syntax import bound_names, function_locals, names_of, taken_names, walk_nodes
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.program import Program
+    from codemods.tf2.call_site import CallSite
 
 # Calls and methods that create graph state or ops with effects (a helper containing one is inlined).
 STATE_METHODS = frozenset({"minimize", "apply_gradients", "compute_gradients", "make_one_shot_iterator",
@@ -33,247 +35,8 @@ STATE_METHODS = frozenset({"minimize", "apply_gradients", "compute_gradients", "
 SCOPES = frozenset({"tensorflow.variable_scope", "tensorflow.name_scope"})
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
-
-
-def walk_nodes(node):
-    """Every node under `node`, itself first."""
-    return _walk(node)
-
-
-def names_of(node) -> set:
-    """Every name of the scope used under `node` (attribute members and keywords are not names)."""
-    return set(name_counts(node))
-
-
-def name_counts(node) -> dict:
-    """How many times each name of the scope is used under `node`."""
-    out: dict = {}
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out[n.value] = out.get(n.value, 0) + 1
-        elif isinstance(n, cst.Attribute):
-            stack.append(n.value)  # its member is not a name
-        elif isinstance(n, cst.Arg):
-            stack.append(n.value)  # nor is a keyword
-        else:
-            stack.extend(n.children)
-    return out
-
-
-def target_names(target) -> list:
-    """The names an assignment or `for` target binds, in order (`a, (b, *c)` → a, b, c)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return []
-
-
-def _target_names(target) -> set:
-    return set(target_names(target))
-
-
-def walk_statements(node):
-    """Every statement under `node` (compound ones and their blocks included)."""
-    for n in _walk(node):
-        if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            yield n
-
-
-def assignments(st):
-    """(target, value) of the assignments a simple statement line makes (for targets of `for`: value None)."""
-    if isinstance(st, cst.SimpleStatementLine):
-        for small in st.body:
-            if isinstance(small, cst.Assign):
-                for t in small.targets:
-                    yield t.target, small.value
-            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                yield small.target, None
-    elif isinstance(st, cst.For):
-        yield st.target, None
-
-
-def bound_names(node) -> set:
-    """Names a statement binds (assignment, for, with ... as, augmented assignment targets)."""
-    out = set()
-    for n in _walk(node):
-        if isinstance(n, cst.AssignTarget):
-            out |= _target_names(n.target)
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
-            out |= _target_names(n.target)
-        elif isinstance(n, cst.AsName):
-            out |= _target_names(n.name)
-        elif isinstance(n, cst.NamedExpr):
-            out |= _target_names(n.target)
-    return out
-
-
-# methods that change a list, dict or set in place
-MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
-                      "discard", "sort", "reverse"})
-
-
-def changed_names(node) -> set:
-    """Names whose object a statement changes (`x.append(...)`, `x[i] = ...`, `x.a = ...`,
-    `del x[i]`), and names it grows from their value before (`x += ...`, `x = x + [...]`)."""
-    out = set()
-    for n in _walk(node):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
-                and isinstance(n.func.value, cst.Name):
-            out.add(n.func.value.value)
-        elif isinstance(n, cst.Assign):  # `x = x + [...]`: x grows from its value before
-            out |= {t.target.value for t in n.targets if isinstance(t.target, cst.Name)} & names_of(n.value)
-            for t in n.targets:
-                target = t.target
-                while isinstance(target, (cst.Attribute, cst.Subscript)):
-                    target = target.value
-                if isinstance(target, cst.Name) and target is not t.target:
-                    out.add(target.value)
-        elif isinstance(n, (cst.AugAssign, cst.Del)):
-            target = n.target
-            while isinstance(target, (cst.Attribute, cst.Subscript)):
-                target = target.value
-            if isinstance(target, cst.Name) and (target is not n.target or isinstance(n, cst.AugAssign)):
-                out.add(target.value)
-    return out
-
-
-def values_put_into(node, name: str) -> list:
-    """The argument nodes of every `name.<mutator>(...)` call under `node`, and values stored by
-    `name[...] = value`."""
-    out = []
-    for n in _walk(node):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
-                and isinstance(n.func.value, cst.Name) and n.func.value.value == name:
-            out += [a.value for a in n.args]
-        elif isinstance(n, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name
-                or isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
-                and t.target.value.value == name for t in n.targets):
-            out.append(n.value)
-    return out
-
-
-def new_literal(node, env: dict) -> bool:
-    """`node` makes a new value that depends on nothing: a number, string, bool or None, or an empty
-    list, tuple, dict or set (`[]`, `list()`)."""
-    if isinstance(node, cst.UnaryOperation):
-        node = node.expression
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(node, cst.Name):
-        return node.value in ("None", "True", "False")
-    if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
-        return not node.elements
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args \
-        and node.func.value in ("list", "dict", "set", "tuple") and node.func.value not in env
-
-
-def function_locals(fn: cst.FunctionDef) -> set:
-    params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
-    for star in (fn.params.star_arg, fn.params.star_kwarg):
-        if isinstance(star, cst.Param):
-            params.add(star.name.value)
-    declared = set()
-    for n in _walk(fn.body):
-        if isinstance(n, (cst.Global, cst.Nonlocal)):
-            declared |= {a.name.value for a in n.names}
-    return (params | bound_names(fn.body)) - declared
-
-
-def taken_names(module: cst.Module) -> set:
-    """Names generated code must not take: every name used outside the functions' own locals."""
-    taken = set()
-    for st in module.body:
-        if isinstance(st, cst.FunctionDef):
-            taken.add(st.name.value)
-            taken |= names_of(st) - function_locals(st)
-        else:
-            taken |= names_of(st)
-    return taken | {"tf", "np", "tape", "self"}
-
-
-def is_main_guard(st: cst.If) -> bool:
-    test = st.test
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return False
-    left, right = test.left, test.comparisons[0].comparator
-    sides = {code(left), code(right)}
-    return isinstance(test.comparisons[0].operator, cst.Equal) and "__name__" in sides and (
-        "'__main__'" in sides or '"__main__"' in sides)
-
-
-def mentions_tf(tr: "Translator", node) -> bool:
-    return any(isinstance(n, (cst.Name, cst.Attribute)) and tr.names.is_tf(n) for n in _walk(node))
-
-
-def runs_session(tr: "Translator", node) -> bool:
-    for n in _walk(node):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
-            attr = n.func.attr.value
-            if attr == "eval":
-                return True
-            if attr == "run" and isinstance(n.func.value, cst.Name) and isinstance(tr.env.get(n.func.value.value),
-                                                                                      (Session, Op)):
-                return True
-            if attr == "run" and isinstance(n.func.value, cst.Call) and tr.names.is_tf(n.func.value.func):
-                return True
-        if isinstance(n, cst.Call) and any(isinstance(a.value, cst.Name) and isinstance(tr.env.get(a.value.value),
-                                                                                        Session) for a in n.args):
-            return True  # the session given to a function of the script, which runs it
-        if isinstance(n, cst.Call) and tr.names.qualified(n.func) in ("tensorflow.Session",
-                                                                       "tensorflow.InteractiveSession"):
-            return True
-    return False
-
-
-def reads_graph(tr: "Translator", node) -> bool:
-    graph = tr.graph_names()
-    read = tr.definitions().outer_reads(node) if isinstance(node, cst.BaseCompoundStatement) else None
-    return bool((names_of(node) if read is None else read) & graph) or any(
-        isinstance(n, cst.Call) and tr.names.is_tf(n.func) for n in _walk(node))
-
-
-@dataclass
-class Info:
-    creates_state: bool = False
-    session: bool = False
-    reads_graph_globals: set = field(default_factory=set)
-    uses_tf: bool = False
-    scoped: bool = False   # opens a variable or name scope named by a parameter: read at each call
-
-
-class Rename(NameTransformer):
-    """Parameters → the call's arguments, locals → fresh names; statements keep their input line."""
-
-    def __init__(self, values: dict, tr: "Translator"):
-        super().__init__()
-        self.values, self.tr = values, tr
-
-    def leave_Name(self, original, updated):
-        if self.skipped(original) or original.value not in self.values:
-            return updated
-        return self.values[original.value]
-
-    def on_leave(self, original, updated):
-        new = super().on_leave(original, updated)
-        if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self.tr.origins[new] = self.tr.line_of(original)
-        return new
-
-
 class Functions:
-    def __init__(self, tr: "Translator"):
+    def __init__(self, tr: "Program"):
         self.tr = tr
         self.defs: dict = {}          # name -> FunctionDef at the region's level
         self.inlined_calls: dict = {}  # name -> number of calls read as inlined
@@ -286,12 +49,11 @@ class Functions:
         self.shared: dict = {}        # caller -> names it makes that a function it calls reads (`global`)
 
     # -- analysis -------------------------------------------------------------------------------
-    def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> Info:
-        from codemods.tf2.constructs import CREATORS
+    def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> HelperInfo:
         seen = (seen or set()) | {fn.name.value}
-        info = Info()
+        info = HelperInfo()
         local = function_locals(fn)
-        for n in _walk(fn.body):
+        for n in walk_nodes(fn.body):
             if isinstance(n, cst.Call):
                 q = self.tr.names.qualified(n.func)
                 if q is not None:
@@ -433,7 +195,6 @@ class Functions:
 
     # -- inlining ----------------------------------------------------------------------------------
     def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
-        from codemods.tf2.inline import inline_call
         name = fn.name.value
         self.inlined_calls[name] = self.inlined_calls.get(name, 0) + 1
         self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there, creating state")
@@ -466,7 +227,6 @@ class Functions:
 
     def rewrite(self, fn: cst.FunctionDef) -> cst.FunctionDef:
         """A helper kept as it is: its TensorFlow calls in their TF 2 form."""
-        from codemods.tf2.expressions import Evaluator
         env = dict(self.tr.env)
         for p in function_locals(fn):
             env[p] = Tensor()
@@ -478,41 +238,3 @@ class Functions:
         if self.tr.pending:
             self.tr.refuse(f"helper `{fn.name.value}` creates state where it is not read as a call")
         return fn.with_changes(body=body)
-
-
-def add_preamble(body: list, preamble: list, imports: set, names) -> list:
-    """`body` with `imports` it lacks and the `preamble` definitions after its imports."""
-    if not preamble and not imports:
-        return body
-    have = {dotted for local, dotted in names.bindings.items() if local == dotted}
-    new_imports = []
-    for m in sorted(imports - have):
-        if m.startswith("absl:"):
-            _, module, local = m.split(":")
-            alias = cst.ImportAlias(cst.Name(module), asname=None if local == module else
-                                    cst.AsName(cst.Name(local)))
-            new_imports.append(cst.SimpleStatementLine([cst.ImportFrom(module=cst.Name("absl"), names=[alias])]))
-        else:
-            new_imports.append(cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(m))])]))
-    defined = set()
-    for d in preamble:
-        if isinstance(d, (cst.FunctionDef, cst.ClassDef)):
-            defined.add(d.name.value)
-    first_use = next((i for i, st in enumerate(body) if names_of(st) & defined), len(body))
-    last = -1
-    for i, st in enumerate(body[:first_use]):  # after the imports the definitions need (TensorFlow's)
-        if isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
-            last = i
-    start = last + 1 if last >= 0 else (1 if body and _is_docstring(body[0]) else 0)
-    defs = [d.with_changes(leading_lines=emit.blank_lines()) if isinstance(
-        d, (cst.FunctionDef, cst.ClassDef)) else d for d in preamble]
-    rest = body[start:]
-    if rest and defs:
-        rest[0] = rest[0].with_changes(leading_lines=[*emit.blank_lines(), *[
-            line for line in rest[0].leading_lines if line.comment is not None]])
-    return body[:start] + new_imports + defs + rest
-
-
-def _is_docstring(st) -> bool:
-    return (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Expr)
-            and isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

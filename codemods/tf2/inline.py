@@ -14,11 +14,31 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.tf2._base import NameTransformer
 from codemods.tf2.emit import code
-from codemods.tf2.helpers import Rename, function_locals, names_of
+from codemods.tf2.syntax import bound_names, function_locals, names_of
 
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.program import Program
+
+
+class Rename(NameTransformer):
+    """Parameters → the call's arguments, locals → fresh names; statements keep their input line."""
+
+    def __init__(self, values: dict, tr: "Program"):
+        super().__init__()
+        self.values, self.tr = values, tr
+
+    def leave_Name(self, original, updated):
+        if self.skipped(original) or original.value not in self.values:
+            return updated
+        return self.values[original.value]
+
+    def on_leave(self, original, updated):
+        new = super().on_leave(original, updated)
+        if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.tr.origins[new] = self.tr.line_of(original)
+        return new
 
 
 def _simple(node: cst.BaseExpression) -> bool:
@@ -70,7 +90,7 @@ class _Decide(cst.CSTTransformer):
         return cst.FlattenSentinel(list(updated.orelse.body.body))
 
 
-def _bind_return(stmts: list, target, tr: "Translator", fn_name: str) -> list:
+def _bind_return(stmts: list, target, tr: "Program", fn_name: str) -> list:
     """The final `return value` (also as the last statement of a trailing `with`) → `target = value`."""
     if not stmts:
         return stmts
@@ -93,7 +113,7 @@ def _bind_return(stmts: list, target, tr: "Translator", fn_name: str) -> list:
     return stmts
 
 
-def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
+def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
     name = fn.name.value
     ps = fn.params
     if (fn.decorators or fn.asynchronous or isinstance(ps.star_arg, cst.Param) or ps.kwonly_params
@@ -168,7 +188,6 @@ def inline_call(tr: "Translator", st, fn: cst.FunctionDef, call: cst.Call, targe
 
 
 def _assigned(body) -> set:
-    from codemods.tf2.helpers import bound_names
     return bound_names(body)
 
 

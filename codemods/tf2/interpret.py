@@ -22,16 +22,28 @@ import libcst as cst
 from codemods.tf2 import builds, classes, helpers, item_uses, loop_fills, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
-from codemods.tf2.emit import code
+from codemods.tf2.emit import add_preamble, code
 from codemods.tf2.expressions import Evaluator
-from codemods.tf2.helpers import target_names
 from codemods.tf2.inline import inline_call
 from codemods.tf2.model import AV, HOST, Element, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor, holds_tf
+from codemods.tf2.names import ImportTable
 from codemods.tf2.program import Program
+from codemods.tf2.syntax import (bound_names, changed_names, is_main_guard, names_of, new_literal, root_name,
+                                 target_names, walk_nodes)
 
 
 class Translator(Program):
     """`Program` read from the module's statements, in the order Python runs them."""
+
+    def __init__(self, module: cst.Module, names: ImportTable):
+        super().__init__(module, names)
+        self.steps: steps.Steps = steps.Steps(self)
+        self.functions: helpers.Functions = helpers.Functions(self)
+        self.classes: classes.Classes = classes.Classes(self)
+        self.runtime_feed_names = runtime_feeds.extended_names(module)
+
+    def evaluator(self, env: dict, target: Optional[str] = None) -> Evaluator:
+        return Evaluator(self, env, target)
 
     # -- walking ----------------------------------------------------------------------------------
     def run(self) -> cst.Module:
@@ -39,10 +51,10 @@ class Translator(Program):
         self.block(list(self.module.body), out, region=True)
         out = self.classes.finish(out)
         out = self.functions.finish(out)
-        out = helpers.add_preamble(out, self.preamble, self.imports, self.names)
+        out = add_preamble(out, self.preamble, self.imports, self.names)
         new = self.module.with_changes(body=out)
         runtime_feeds.check(self, new)
-        used = helpers.names_of(new)
+        used = names_of(new)
         left = used & self.feeds
         if left:
             self.refuse(f"feed dict `{sorted(left)[0]}` is used other than as a feed_dict: not converted", 0)
@@ -107,7 +119,7 @@ class Translator(Program):
     def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
         before = dict(self.fresh)
         self._statement(st, out, region)
-        for name in helpers.names_of(st) & set(before):  # read or bound again: no longer fresh
+        for name in names_of(st) & set(before):  # read or bound again: no longer fresh
             if self.fresh.get(name) is before[name]:
                 del self.fresh[name]
         if self.step_prelude:
@@ -123,7 +135,7 @@ class Translator(Program):
             self.functions.define(st, out)
         elif isinstance(st, cst.ClassDef):
             self.classes.define(st, out)
-        elif isinstance(st, cst.If) and helpers.is_main_guard(st):
+        elif isinstance(st, cst.If) and is_main_guard(st):
             body: list = []
             self.block(list(st.body.body), body, region=True)
             out.append(st.with_changes(body=st.body.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])))
@@ -166,9 +178,6 @@ class Translator(Program):
                 self.refuse(f"`{code(small).strip()}` acts on graph values while the graph is built")
             out.append(new)
 
-    def graph_names(self) -> set:
-        return {n for n, v in self.env.items() if v.graph and not isinstance(v, StateRef)}
-
     def assign(self, st: cst.SimpleStatementLine, small: cst.Assign, out: list) -> None:
         if len(small.targets) != 1:
             ev = Evaluator(self, self.env)
@@ -181,7 +190,7 @@ class Translator(Program):
             return
         target = small.targets[0].target
         pairs = _parallel_names(target, small.value)
-        if pairs is not None and helpers.names_of(small.value) & self.graph_names():
+        if pairs is not None and names_of(small.value) & self.graph_names():
             # `a, b = x, y` of graph values is `a = x` then `b = y`: each its own value statement, so a step
             # fetching `a` does not compute `y`
             for k, (t, v) in enumerate(pairs):
@@ -287,7 +296,7 @@ class Translator(Program):
                           deps=list(self.control))
             self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())
             return
-        root = _root_name(target)
+        root = root_name(target)
         dropped = self.env.get(root) if root is not None and not isinstance(target, cst.Name) else None
         if isinstance(dropped, Other) and dropped.info.get("drop") and not av.graph:
             self.note(f"`{code(target)} = ...`: sets {dropped.info.get('what', dropped.kind)}, which has no TF 2 "
@@ -300,7 +309,7 @@ class Translator(Program):
             return
         out.append(st.with_changes(body=[small]))
         self.bind(target, av)
-        if isinstance(target, cst.Name) and not holds_tf(av) and helpers.new_literal(small.value, self.env):
+        if isinstance(target, cst.Name) and not holds_tf(av) and new_literal(small.value, self.env):
             self.fresh[target.value] = (out, out[-1].body)  # its body: blank lines moved onto it keep it
         if isinstance(target, cst.Name) and av is HOST and len(self.bindings_of(target.value)) == 1 and \
                 target.value not in self.parameter_names():
@@ -398,7 +407,7 @@ class Translator(Program):
     # -- compound statements --------------------------------------------------------------------------
     def with_statement(self, st: cst.With, out: list, region: bool) -> None:
         if len(st.items) != 1:
-            if not helpers.mentions_tf(self, st):
+            if not self.mentions_tf(st):
                 self.compound(st, out)
                 return
             # `with a, b:` is `with a:` then `with b:` inside it (Python enters them in order)
@@ -440,24 +449,24 @@ class Translator(Program):
     def compound(self, st: cst.CSTNode, out: list) -> None:
         """A loop, condition or try block: host code, or (with no session use) one value statement."""
         if isinstance(st, cst.ClassDef):
-            if helpers.mentions_tf(self, st):
+            if self.mentions_tf(st):
                 self.refuse(f"class `{st.name.value}` builds graph code: classes are not converted yet")
             out.append(st)
             self.env[st.name.value] = HOST
             return
-        if not helpers.runs_session(self, st) and helpers.reads_graph(self, st) and not runtime_feeds.extends(self, st):
+        if not self.runs_session(st) and self.reads_graph(st) and not runtime_feeds.extends(self, st):
             ev = Evaluator(self, self.env)
             new = st.visit(ev)
             if self.pending:
                 self.refuse("state is created inside a loop or condition: not converted (TF 1.x created it "
                             "once per pass; a TF 2 step must not)")
             if any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "print"
-                   and "print" not in self.env for n in helpers.walk_nodes(st)):
+                   and "print" not in self.env for n in walk_nodes(st)):
                 self.refuse("a loop over graph values prints while the graph is built: in TF 2 it would print when "
                             "each step is traced (not converted)")
             inits = loop_fills.fold_inits(self, st, out, ev)
-            grown = {n for n in helpers.changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
-            defs = helpers.bound_names(st) | {n for n, _ in inits} | grown
+            grown = {n for n in changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
+            defs = bound_names(st) | {n for n, _ in inits} | grown
             self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=_comments(st.leading_lines))],
                           defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls)
             for n in defs:
@@ -469,11 +478,6 @@ class Translator(Program):
             out.append(self.host_compound(st))
         finally:
             self.loop_depth -= loop
-
-    def tf_callable(self, func) -> bool:
-        """`func` (host code, not yet read) is TensorFlow's, or a method of a TensorFlow object or the session."""
-        return self.names.is_tf(func) or isinstance(self.env.get(_root_name(func)),
-                                                    (StateRef, Tensor, Input, Other, Op, Session))
 
     def host_compound(self, st):
         """`st` with its headers evaluated as host code and its blocks walked."""
@@ -528,13 +532,6 @@ class Translator(Program):
         return st.with_changes(**changes)
 
 
-def _root_name(target) -> Optional[str]:
-    """`a` of `a.b.c` / `a[0].b` (None for anything else)."""
-    while isinstance(target, (cst.Attribute, cst.Subscript)):
-        target = target.value
-    return target.value if isinstance(target, cst.Name) else None
-
-
 def _parallel_names(target, value) -> Optional[list]:
     """[(name, value)] of `a, b = x, y.z` when splitting it changes nothing: plain names on the left,
     names or attributes (no calls) on the right, and no name of the left read on the right."""
@@ -548,9 +545,9 @@ def _parallel_names(target, value) -> Optional[list]:
         return None
     if not all(isinstance(t, cst.Name) for t in lefts) or len({t.value for t in lefts}) != len(lefts):
         return None
-    if not all(isinstance(v, (cst.Name, cst.Attribute)) and _root_name(v) is not None for v in rights):
+    if not all(isinstance(v, (cst.Name, cst.Attribute)) and root_name(v) is not None for v in rights):
         return None
-    if {t.value for t in lefts} & {_root_name(v) for v in rights}:
+    if {t.value for t in lefts} & {root_name(v) for v in rights}:
         return None
     return list(zip(lefts, rights))
 

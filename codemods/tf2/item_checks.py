@@ -12,7 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.tf2 import elements, item_uses
-from codemods.tf2.helpers import changed_names, function_locals, mentions_tf, name_counts, target_names
+from codemods.tf2.syntax import changed_names, function_locals, name_counts, target_names
 from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol,
                                  exact_names, holds_tf)
 
@@ -74,7 +74,7 @@ class ItemChecks:
         av = self._original.get(id(call.func))
         if av is None and isinstance(call.func, cst.Name):
             av = self.env.get(call.func.value)
-        if not isinstance(av, Func) or av.node in seen or not mentions_tf(self.tr, av.node):
+        if not isinstance(av, Func) or av.node in seen or not self.tr.mentions_tf(av.node):
             return False
         params = [p.name.value for p in av.node.params.params]
         k = next(i for i, a in enumerate(call.args) if a is arg)
@@ -130,7 +130,7 @@ class ItemChecks:
                 param = arg.keyword.value if arg.keyword is not None else names[k] if k < len(names) else None
                 if param in reads:  # a variable of the program is read by `constructs` in the body
                     self.item_read(arg.value, reads[param])
-        host = not isinstance(func, (Func, Class)) or not mentions_tf(self.tr, func.node)  # read as plain Python
+        host = not isinstance(func, (Func, Class)) or not self.tr.mentions_tf(func.node)  # read as plain Python
         if host and not isinstance(func, (TFSymbol, StateRef)) and not self.tf_callable(original.func) and not (
                 isinstance(original.func, cst.Name) and original.func.value in item_uses.KEPT_CALLS):
             ordering = isinstance(original.func, cst.Name) and original.func.value in item_uses.ORDERING \

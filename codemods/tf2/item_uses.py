@@ -28,7 +28,7 @@ import libcst as cst
 
 from codemods.tf2.elements import attribute_reason, comparison_reason
 from codemods.tf2.emit import code
-from codemods.tf2.helpers import MUTATORS, target_names
+from codemods.tf2.syntax import MUTATORS, target_names
 from codemods.tf2.reaching import target_nodes
 
 STRUCTURAL = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "len", "isinstance", "id"})

@@ -25,7 +25,7 @@ from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Other, State, StateRef, Tensor
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 
 @dataclass(frozen=True)

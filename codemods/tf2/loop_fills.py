@@ -11,22 +11,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.tf2 import helpers
 from codemods.tf2.model import AV, Mapping, Other, Seq, StateRef
+from codemods.tf2.syntax import changed_names, values_put_into
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import Evaluator
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.call_site import Evaluation
+    from codemods.tf2.program import Program
 
 
-def fold_inits(tr: "Translator", st, out: list, ev: "Evaluator") -> list:
+def fold_inits(tr: "Program", st, out: list, ev: "Evaluation") -> list:
     """[(name, statement)] that made each name a value block `st` fills (`grads = []` before
     `for g, v in pairs: grads.append(...)`), taken out of `out`: they go into the steps with the block,
     so each step starts from a new one. A name made otherwise, or read in between, is refused; a graph
     value is made in the steps already."""
     inits = []
-    for name in sorted(n for n in helpers.changed_names(st) if n in tr.env and not tr.env[n].graph):
-        for value in helpers.values_put_into(st, name):
+    for name in sorted(n for n in changed_names(st) if n in tr.env and not tr.env[n].graph):
+        for value in values_put_into(st, name):
             if _makes_objects(ev.value_of_original(value)):
                 tr.refuse(f"`{name}` is filled in a loop with TensorFlow objects that are not values (rnn cells, "
                           "layers): not converted")

@@ -18,11 +18,11 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
-from codemods.tf2.helpers import names_of
+from codemods.tf2.syntax import names_of
 from codemods.tf2.model import GraphOp, Op, Tensor
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 # TF 1.x loss → (its (labels, predictions) parameter names, the per-element template, whether the
 # shapes must be equal (TF 1.x checked them at build time; TF 2 would broadcast))

@@ -18,7 +18,7 @@ from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 # Calls that are Python-side utilities (no graph value): files, flags, logging, dtypes, seeds.
 HOST_CALLS = ("tensorflow.app.", "tensorflow.flags.", "tensorflow.logging.", "tensorflow.gfile.",

@@ -19,7 +19,7 @@ from codemods.tf2.model import Placeholder, Tensor
 from codemods.tf2.scopes import join as scope_join
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 
 def _literal_str(node) -> Optional[str]:

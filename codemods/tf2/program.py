@@ -4,7 +4,10 @@
 placeholders, the values recomputed in steps, TF 1.x's scopes, the step functions) and what the
 output needs (statements waiting for their place, definitions written once after the imports,
 imports). The modules that read constructs (`variables`, `layers`, `training`, `checkpoints`,
-...) reach it as `tr`; `interpret.Translator` adds the walk over the statements.
+...) reach it as `tr`; `interpret.Translator` adds the walk over the statements (`block`,
+`assign`, `evaluator`: declared here, so a converter can ask for them without importing the
+interpreter) and makes the parts a converter reaches through `tr` (`steps`, `classes`,
+`functions`: their interfaces are in `interfaces`).
 """
 from __future__ import annotations
 
@@ -12,12 +15,15 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import classes, helpers, reaching, runtime_feeds, steps
+from codemods.tf2 import reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
-from codemods.tf2.model import Comp, Func, Input, Placeholder, State, StateRef
+from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
+from codemods.tf2.model import Comp, Func, Input, Op, Other, Placeholder, Session, State, StateRef, Tensor
 from codemods.tf2.names import ImportTable, tf_expr
 from codemods.tf2.scopes import VarScopes
+from codemods.tf2.syntax import (assignments, names_of, replace_names, root_name, taken_names, walk_nodes,
+                                 walk_statements)
 
 RULE = "tf2"
 
@@ -31,7 +37,7 @@ class Program:
         self.module = module
         self.names = names
         self.alias = names.tf_name()
-        self.namer = Namer(helpers.taken_names(module))
+        self.namer = Namer(taken_names(module))
         self.env: dict = {}
         self.states: list = []
         self.placeholders: dict = {}
@@ -43,11 +49,11 @@ class Program:
         # generated statement -> line of the input it comes from (keyed by the node itself, which
         # keeps it alive: an id() key could be reused by a later node once this one is freed)
         self.origins: dict = {}
-        self.steps = steps.Steps(self)
+        self.steps: StepBuilder = None   # the parts the interpreter makes (interpret.Translator)
         self.control: list = []          # names of ops under `with tf.control_dependencies(...)`
         self.loop_depth = 0
-        self.functions = helpers.Functions(self)
-        self.classes = classes.Classes(self)
+        self.functions: HelperReader = None
+        self.classes: MethodReader = None
         self.new_steps: list = []        # step definitions waiting for their place
         self.emitted: dict = {}          # construct -> definitions emitted once at module level
         self.runs_seen = False           # a step has been called (an initializer after it re-initializes)
@@ -61,7 +67,7 @@ class Program:
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen
         self.sparse_reads: list = []     # lines reading a variable by index (gather, embedding_lookup)
         self.feeds: set = set()          # names bound to feed dicts (read where they are fed)
-        self.runtime_feed_names = runtime_feeds.extended_names(module)  # dicts that may be feeds extended later
+        self.runtime_feed_names: set = set()  # dicts that may be feeds extended later (runtime_feeds)
         self.runtime_feeds: list = []    # those bound to feed dicts (runtime_feeds)
         self.sessions: set = set()       # names bound to the Session (gone in TF 2)
         self.losses: list = []           # the LOSSES collection: names of the tf.losses results
@@ -94,6 +100,63 @@ class Program:
     def line_of(self, node: cst.CSTNode) -> int:
         return self.origins.get(node) or self.names.line(node) or self.line
 
+    # -- what a piece of the input reads ------------------------------------------------------------
+    def graph_names(self) -> set:
+        return {n for n, v in self.env.items() if v.graph and not isinstance(v, StateRef)}
+
+    def tf_callable(self, func) -> bool:
+        """`func` (host code, not yet read) is TensorFlow's, or a method of a TensorFlow object or the session."""
+        return self.names.is_tf(func) or isinstance(self.env.get(root_name(func)),
+                                                    (StateRef, Tensor, Input, Other, Op, Session))
+
+    def mentions_tf(self, node) -> bool:
+        """`node` names a TensorFlow symbol."""
+        return any(isinstance(n, (cst.Name, cst.Attribute)) and self.names.is_tf(n) for n in walk_nodes(node))
+
+    def runs_session(self, node) -> bool:
+        """`node` runs the session (or makes one, or gives it to a function of the script)."""
+        for n in walk_nodes(node):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+                attr = n.func.attr.value
+                if attr == "eval":
+                    return True
+                if attr == "run" and isinstance(n.func.value, cst.Name) and isinstance(self.env.get(n.func.value.value),
+                                                                                          (Session, Op)):
+                    return True
+                if attr == "run" and isinstance(n.func.value, cst.Call) and self.names.is_tf(n.func.value.func):
+                    return True
+            if isinstance(n, cst.Call) and any(isinstance(a.value, cst.Name) and isinstance(self.env.get(a.value.value),
+                                                                                            Session) for a in n.args):
+                return True  # the session given to a function of the script, which runs it
+            if isinstance(n, cst.Call) and self.names.qualified(n.func) in ("tensorflow.Session",
+                                                                           "tensorflow.InteractiveSession"):
+                return True
+        return False
+
+    def reads_graph(self, node) -> bool:
+        """`node` reads a graph value of the program, or calls TensorFlow."""
+        graph = self.graph_names()
+        read = self.definitions().outer_reads(node) if isinstance(node, cst.BaseCompoundStatement) else None
+        return bool((names_of(node) if read is None else read) & graph) or any(
+            isinstance(n, cst.Call) and self.names.is_tf(n.func) for n in walk_nodes(node))
+
+    # -- the walk over the statements: interpret.Translator --------------------------------------------
+    def evaluator(self, env: dict, target: Optional[str] = None):
+        """A reader of one expression in `env` (an `expressions.Evaluator`; `call_site.Evaluation`)."""
+        raise NotImplementedError
+
+    def block(self, stmts: list, out: list, region: bool) -> None:
+        """Read `stmts` in order, their TF 2 form appended to `out` (`region`: new steps are placed in it)."""
+        raise NotImplementedError
+
+    def assign(self, st: cst.SimpleStatementLine, small: cst.Assign, out: list) -> None:
+        """Read the assignment `small` (of the statement `st`), its TF 2 form appended to `out`."""
+        raise NotImplementedError
+
+    def bind(self, target: cst.BaseExpression, av) -> None:
+        """Bind an assignment target to the abstract value `av`."""
+        raise NotImplementedError
+
     # -- the model --------------------------------------------------------------------------------
     def add_state(self, state: State, statements: list) -> StateRef:
         """`state` is created here: its TF 2 statements go in place, before the current statement
@@ -101,12 +164,12 @@ class Program:
         ref = self.classes.state_ref(state.name)
         if ref is not None and state.ref is None:
             mapping = {state.name: ref}
-            statements = [classes.replace_names(st, mapping) for st in statements]
+            statements = [replace_names(st, mapping) for st in statements]
             state.ref = ref
             if state.variables is not None:
-                state.variables = classes.replace_names(state.variables, mapping)
+                state.variables = replace_names(state.variables, mapping)
             if "vars" in state.info:
-                state.info["vars"] = [(n, classes.replace_names(e, mapping)) for n, e in state.info["vars"]]
+                state.info["vars"] = [(n, replace_names(e, mapping)) for n, e in state.info["vars"]]
             self.classes.frame.instance.attrs[ref.attr.value] = StateRef(state)
             state.info["owner"] = (self.classes.frame.instance, self.classes.frame.self_name)
         if state.ref is None and self.region_locals:
@@ -138,8 +201,8 @@ class Program:
         """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""
         if self._assigned is None:
             self._assigned = {}
-            for st in helpers.walk_statements(self.module):
-                for target, value in helpers.assignments(st):
+            for st in walk_statements(self.module):
+                for target, value in assignments(st):
                     if isinstance(target, cst.Name):
                         self._assigned.setdefault(target.value, []).append(value)
         return self._assigned.get(name, [])

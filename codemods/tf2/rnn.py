@@ -25,13 +25,13 @@ from codemods.tf2 import emit, twins
 from codemods.tf2 import shapes as shp
 from codemods.tf2.call_args import with_commas
 from codemods.tf2._base import NameTransformer, walk
-from codemods.tf2.helpers import assignments, names_of, walk_statements
+from codemods.tf2.syntax import assignments, names_of, replace_names, walk_statements
 from codemods.tf2.model import HOST, Instance, Other, Seq, State, StateRef, Tensor, TFSymbol
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.call_site import CallSite
+    from codemods.tf2.program import Program
 
 
 @dataclass(eq=False)
@@ -61,7 +61,7 @@ class Feed:
 
 
 # -- the twin classes, written into the script once ------------------------------------------------------
-def twin_class(tr: "Translator", twin) -> str:
+def twin_class(tr: "Program", twin) -> str:
     """The script's name for `twin`'s class, its source (and what it needs) written once after the imports."""
     names = {m.__name__.rsplit(".", 1)[1]: m for m in twins.MODULES}
     for need in twin.NEEDS:
@@ -105,7 +105,7 @@ def _instantiate(site: "CallSite", name: Optional[str] = None, node: Optional[cs
 UNKNOWN = object()
 
 
-def _literal(tr: "Translator", node) -> object:
+def _literal(tr: "Program", node) -> object:
     """A literal's value (True/False/None/int/str), through a module-level name bound once; else UNKNOWN."""
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
@@ -265,12 +265,10 @@ def comprehension(ev, node: cst.ListComp, original: Optional[cst.ListComp] = Non
     items = _int_list(ev, node.for_in.iter)
     if items is None or not isinstance(node.for_in.target, cst.Name):
         return None
-    from codemods.tf2.classes import replace_names
-    from codemods.tf2.expressions import Evaluator
     loop = node.for_in.target.value
     cells = []
     for item in items:
-        av, _ = Evaluator(ev.tr, ev.env).evaluate(replace_names((original or node).elt, {loop: item}))
+        av, _ = ev.tr.evaluator(ev.env).evaluate(replace_names((original or node).elt, {loop: item}))
         if not (isinstance(av, Other) and av.kind == "cell"):
             return None
         cells.append(av)
@@ -302,7 +300,7 @@ def _int_list(ev, node) -> Optional[list]:
     return items if exact else None
 
 
-def _range_count(tr: "Translator", node) -> Optional[int]:
+def _range_count(tr: "Program", node) -> Optional[int]:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
             and len(node.args) == 1:
         value = _literal(tr, node.args[0].value)

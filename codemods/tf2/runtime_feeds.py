@@ -27,9 +27,10 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2._base import walk
 from codemods.tf2.model import Input, Other
+from codemods.tf2.syntax import name_counts
 
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.program import Program
 
 MAX_OPTIONAL = 3  # keys added later: one step per subset of them (8 at most)
 
@@ -50,17 +51,15 @@ def extended_names(module: cst.Module) -> set:
     return {name.value for name in map(_extended, walk(module)) if name is not None}
 
 
-def _key(tr: "Translator", node) -> Input:
-    from codemods.tf2.expressions import Evaluator
-    av, _ = Evaluator(tr, tr.env).evaluate(node)
+def _key(tr: "Program", node) -> Input:
+    av, _ = tr.evaluator(tr.env).evaluate(node)
     if not isinstance(av, Input):
         tr.refuse(f"feeding `{emit.code(node)}`, which is not a placeholder, is not converted")
     return av
 
 
-def _value(tr: "Translator", node) -> cst.BaseExpression:
-    from codemods.tf2.expressions import Evaluator
-    ev = Evaluator(tr, tr.env)
+def _value(tr: "Program", node) -> cst.BaseExpression:
+    ev = tr.evaluator(tr.env)
     av, new = ev.evaluate(node)
     if av.graph or ev.uses & tr.graph_names() or tr.pending:
         tr.refuse("a feed value computed from graph values is not converted")
@@ -71,14 +70,14 @@ def _string(name: str) -> cst.SimpleString:
     return cst.SimpleString(repr(name))
 
 
-def _is_feed(tr: "Translator", node) -> bool:
+def _is_feed(tr: "Program", node) -> bool:
     if not isinstance(node, cst.Name):
         return False
     av = tr.env.get(node.value)
     return isinstance(av, Other) and av.kind == "feed" and av.info.get("runtime", False)
 
 
-def bind(tr: "Translator", st, target: cst.Name, value: cst.Dict) -> Optional[list]:
+def bind(tr: "Program", st, target: cst.Name, value: cst.Dict) -> Optional[list]:
     """`feed = {placeholder: value, ...}` of a dict extended later: kept, with string keys."""
     if target.value not in tr.runtime_feed_names:
         return None
@@ -100,7 +99,7 @@ def bind(tr: "Translator", st, target: cst.Name, value: cst.Dict) -> Optional[li
                                              value=value.with_changes(elements=elements))])]
 
 
-def _add(tr: "Translator", feed: Other, key) -> cst.SimpleString:
+def _add(tr: "Program", feed: Other, key) -> cst.SimpleString:
     ph = _key(tr, key).placeholder
     if ph.default is None and not ph.computed:
         tr.refuse(f"placeholder `{ph.name}` is fed only when the program adds it to the feed dict at run time, "
@@ -112,7 +111,7 @@ def _add(tr: "Translator", feed: Other, key) -> cst.SimpleString:
     return _string(ph.name)
 
 
-def extension(tr: "Translator", st, small) -> Optional[list]:
+def extension(tr: "Program", st, small) -> Optional[list]:
     """`feed.update({placeholder: value})` or `feed[placeholder] = value`: the same, with string keys."""
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         call = small.value
@@ -148,12 +147,12 @@ def extension(tr: "Translator", st, small) -> Optional[list]:
     return None
 
 
-def extends(tr: "Translator", node) -> bool:
+def extends(tr: "Program", node) -> bool:
     """`node` (a compound statement) extends a feed dict: it is host code."""
     return any(_is_feed(tr, name) for name in map(_extended, walk(node)) if name is not None)
 
 
-def feeds(tr: "Translator", node) -> Optional[Other]:
+def feeds(tr: "Program", node) -> Optional[Other]:
     """The run-time feed dict a `sess.run` is given, if it is one."""
     if _is_feed(tr, node):
         feed = tr.env[node.value]
@@ -162,7 +161,7 @@ def feeds(tr: "Translator", node) -> Optional[Other]:
     return None
 
 
-def step_call(tr: "Translator", leaves: list, feed: Other, name: cst.Name) -> tuple:
+def step_call(tr: "Program", leaves: list, feed: Other, name: cst.Name) -> tuple:
     """(a step, the call): one step per set of the keys added at run time, picked by the keys the dict holds."""
     fixed, optional = feed.info["fixed"], feed.info["optional"]
     steps = {}
@@ -187,9 +186,8 @@ def step_call(tr: "Translator", leaves: list, feed: Other, name: cst.Name) -> tu
     return steps[frozenset()], call
 
 
-def check(tr: "Translator", module: cst.Module) -> None:
+def check(tr: "Program", module: cst.Module) -> None:
     """Every use of a run-time feed dict's name is one this module wrote (made, extended, fed)."""
-    from codemods.tf2.helpers import name_counts
     counts = name_counts(module)
     for feed in tr.runtime_feeds:
         for line, known in feed.info["sites"]:

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit, runtime_feeds
+from codemods.tf2 import data, emit, runtime_feeds, summaries
+from codemods.tf2.interfaces import Leaf
 from codemods.tf2.model import HOST, Input, Mapping, Op, Other, Seq, Session, StateRef, Tensor
-from codemods.tf2.steps import Leaf
+from codemods.tf2.syntax import target_names
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.call_site import CallSite
+    from codemods.tf2.program import Program
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Fetch:
     holds_variables: bool = False   # a structure of values that also holds variables ((gradient, variable) pairs)
 
 
-def _run_parts(tr: "Translator", node) -> Optional[tuple]:
+def _run_parts(tr: "Program", node) -> Optional[tuple]:
     """(fetches node, feed_dict node) if `node` is a session run (`sess.run`, `x.eval`, `op.run`)."""
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
@@ -56,8 +57,7 @@ def _run_parts(tr: "Translator", node) -> Optional[tuple]:
         return get(0, "fetches"), get(1, "feed_dict")
     module = isinstance(owner, (cst.Name, cst.Attribute)) and tr.names.is_tf(owner)  # `tf.app.run()`
     if attr in ("eval", "run") and not isinstance(owner_av, Session) and not module:
-        from codemods.tf2.expressions import Evaluator
-        ev = Evaluator(tr, tr.env)
+        ev = tr.evaluator(tr.env)
         av, _ = ev.evaluate(owner)
         if attr == "eval" and (av.graph or isinstance(av, StateRef)) or attr == "run" and isinstance(av, Op):
             extra = {a.keyword.value for a in args if a.keyword is not None} - {"feed_dict", "session"}
@@ -67,12 +67,12 @@ def _run_parts(tr: "Translator", node) -> Optional[tuple]:
     return None
 
 
-def is_run(tr: "Translator", node) -> bool:
+def is_run(tr: "Program", node) -> bool:
     return _run_parts(tr, node) is not None
 
 
 # -- feeds ------------------------------------------------------------------------------------------
-def feeds_of(tr: "Translator", node) -> list:
+def feeds_of(tr: "Program", node) -> list:
     """[(placeholder name, value node)] in the dict's order."""
     if node is None:
         return []
@@ -84,16 +84,15 @@ def feeds_of(tr: "Translator", node) -> list:
         tr.refuse(f"feed_dict `{node.value}` is not a dict literal of placeholders bound once: not converted")
     if not isinstance(node, cst.Dict):
         tr.refuse(f"a feed_dict that is not a dict literal (or a name bound to one) is not converted")
-    from codemods.tf2.expressions import Evaluator
     out = []
     for e in node.elements:
         if not isinstance(e, cst.DictElement):
             tr.refuse("a feed_dict with ** is not converted")
-        ev = Evaluator(tr, tr.env)
+        ev = tr.evaluator(tr.env)
         key_av, _ = ev.evaluate(e.key)
         if not isinstance(key_av, Input):
             tr.refuse(f"feeding `{emit.code(e.key)}`, which is not a placeholder, is not converted")
-        ev = Evaluator(tr, tr.env)
+        ev = tr.evaluator(tr.env)
         value_av, value = ev.evaluate(e.value)
         if value_av.graph:
             tr.refuse("a feed value computed from graph values is not converted")
@@ -101,16 +100,15 @@ def feeds_of(tr: "Translator", node) -> list:
     return out
 
 
-def feed_dict_binding(tr: "Translator", value) -> Optional[list]:
+def feed_dict_binding(tr: "Program", value) -> Optional[list]:
     """A host `name = {placeholder: value, ...}`: its items, read later where it is fed."""
     if not (isinstance(value, cst.Dict) and value.elements):
         return None
-    from codemods.tf2.expressions import Evaluator
     items = []
     for e in value.elements:
         if not isinstance(e, cst.DictElement):
             return None
-        key_av, _ = Evaluator(tr, tr.env).evaluate(e.key)
+        key_av, _ = tr.evaluator(tr.env).evaluate(e.key)
         if not isinstance(key_av, Input):
             return None
         if not isinstance(e.value, (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float)):
@@ -121,9 +119,8 @@ def feed_dict_binding(tr: "Translator", value) -> Optional[list]:
 
 
 # -- fetches ------------------------------------------------------------------------------------------
-def _fetch(tr: "Translator", node) -> Fetch:
-    from codemods.tf2.expressions import Evaluator
-    ev = Evaluator(tr, tr.env)
+def _fetch(tr: "Program", node) -> Fetch:
+    ev = tr.evaluator(tr.env)
     av, new = ev.evaluate(node)
     if tr.pending:
         tr.refuse(f"sess.run of `{emit.code(node)}` creates state: not converted")
@@ -134,8 +131,7 @@ def _fetch(tr: "Translator", node) -> Fetch:
         if av.op.kind == "iterator_init":
             return Fetch("iterator_init", new, host=av.op)
         if av.op.kind in ("summary", "merged"):
-            from codemods.tf2.summaries import fetched
-            return Fetch("value", fetched(av.op), single=False, name=name or av.op.name,
+            return Fetch("value", summaries.fetched(av.op), single=False, name=name or av.op.name,
                          host=Other("summary_values", av.op.info))
         if av.op.kind in ("train", "assign", "group") and av.op.name is not None:
             return Fetch("train", new, name=av.op.name)
@@ -167,7 +163,7 @@ def _holds_variables(av) -> bool:
     return isinstance(av, Seq) and any(_holds_variables(i) for i in av.items)
 
 
-def _structure(tr: "Translator", node):
+def _structure(tr: "Program", node):
     """(kind, parts): 'leaf' Fetch, or 'list'/'tuple' of parts, or 'dict' of (key node, part)."""
     if isinstance(node, (cst.List, cst.Tuple)):
         return ("list" if isinstance(node, cst.List) else "tuple",
@@ -197,7 +193,7 @@ def _numpy(fetch: Fetch, node: cst.BaseExpression, alias: str) -> cst.BaseExpres
     return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {x})", tf=alias, x=node)
 
 
-def translate(tr: "Translator", fetch_node, feed_node, targets=None) -> tuple:
+def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     """(replacement expression or None, new targets or None): `targets` is the assignment's target
     when the result is unpacked (its `_` for update ops are dropped)."""
     structure = _structure(tr, fetch_node)
@@ -279,7 +275,7 @@ def _paren(node):
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _record_bindings(tr: "Translator", structure, targets) -> None:
+def _record_bindings(tr: "Program", structure, targets) -> None:
     """Targets that will hold a fetched summary are bound to what it denotes (for add_summary)."""
     tr.bindings = {}
     kind, parts = structure
@@ -305,17 +301,16 @@ def _rebuild(structure, leaf_fn):
 
 
 # -- statements and expressions ----------------------------------------------------------------------
-def expression_run(tr: "Translator", st, small: cst.Expr) -> list:
+def expression_run(tr: "Program", st, small: cst.Expr) -> list:
     fetch, feed = _run_parts(tr, small.value)
     structure = _structure(tr, fetch)
     if structure[0] == "leaf" and structure[1].kind == "iterator_init":
-        from codemods.tf2.data import initializer_statement
         state = structure[1].host.info["iterator"]
         if tr.classes.frame is None and tr.region_locals and state.name not in tr.region_locals and \
                 not isinstance(state.expr(), cst.Attribute):
             tr.refuse("an iterator of the module initialized inside a function is not converted")
         tr.note("sess.run(iterator initializer) → iterator = iter(dataset)")
-        return [initializer_statement(structure[1].host).with_changes(leading_lines=st.leading_lines)]
+        return [data.initializer_statement(structure[1].host).with_changes(leading_lines=st.leading_lines)]
     value, _ = translate(tr, fetch, feed, None)
     if value is None:
         return []
@@ -329,11 +324,10 @@ def _is_numpy_of_call(node) -> bool:
             and isinstance(node.func.value, cst.Call) and not node.args)
 
 
-def assign_run(tr: "Translator", st, small: cst.Assign) -> list:
+def assign_run(tr: "Program", st, small: cst.Assign) -> list:
     fetch, feed = _run_parts(tr, small.value)
     target = small.targets[0].target
     value, targets = translate(tr, fetch, feed, target)
-    from codemods.tf2.helpers import target_names
     for n in target_names(target):
         tr.env[n] = tr.bindings.get(n, HOST)
     if value is None:

@@ -17,20 +17,13 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, reaching
-from codemods.tf2.helpers import names_of
-from codemods.tf2.model import HOST, StateRef
+from codemods.tf2.interfaces import Leaf
+from codemods.tf2.model import HOST, Seq, StateRef
+from codemods.tf2.syntax import names_of, replace_names
+from codemods.tf2.variables import variables_expr
 
 if TYPE_CHECKING:
-    from codemods.tf2.interpret import Translator
-
-
-@dataclass
-class Leaf:
-    """One fetched thing: a value (its TF 2 expression), or an update op (by its name)."""
-
-    kind: str                       # value | train
-    node: cst.BaseExpression
-    name: Optional[str] = None      # the fetched name, when the fetch is a name
+    from codemods.tf2.program import Program
 
 
 @dataclass
@@ -44,7 +37,7 @@ class Step:
 
 @dataclass
 class Steps:
-    tr: "Translator"
+    tr: "Program"
     by_key: dict = field(default_factory=dict)
     var_lists: dict = field(default_factory=dict)   # tuple of TF 1.x variable names -> list name
     members: dict = field(default_factory=dict)     # list name -> tuple of TF 1.x variable names
@@ -54,7 +47,6 @@ class Steps:
     def var_list(self, pairs: list, name: Optional[str] = None) -> cst.BaseExpression:
         """A name for the variables `pairs` (TF 1.x's default var_list), made once, at module level
         (inside a method: on the instance), under `name` when the script names that list itself."""
-        from codemods.tf2.variables import variables_expr
         key = tuple(n for n, _ in pairs)
         frame = self.tr.classes.frame
         if frame is not None:
@@ -116,7 +108,6 @@ class Steps:
 
     def list_members(self, node: cst.BaseExpression, av=None) -> Optional[tuple]:
         """The TF 1.x names of the variables a variable list holds, when known."""
-        from codemods.tf2.model import Seq, StateRef
         if emit.code(node) in self.members:
             return self.members[emit.code(node)]
         if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
@@ -285,7 +276,6 @@ class Steps:
         expr = self.tr.classes.instance_expr(instance, self_name)
         if isinstance(expr, cst.Name) and expr.value == self_name:
             return comp.body
-        from codemods.tf2.classes import replace_names
         return [replace_names(s, {self_name: expr}) for s in comp.body]
 
     def body(self, comps: list, early: list = ()) -> list:

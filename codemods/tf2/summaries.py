@@ -22,9 +22,10 @@ from libcst.helpers import parse_template_module
 
 from codemods.tf2 import emit
 from codemods.tf2.model import GraphOp, Op, Other, Seq, State, StateRef
+from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 KINDS = {"tensorflow.summary.scalar": "scalar", "tensorflow.summary.histogram": "histogram"}
 # TensorBoard's own tf.summary.scalar/histogram need the tensorboard package, which TF 2.21 does not
@@ -62,7 +63,6 @@ def summary(site: "CallSite"):
     max_outputs = None
     tag = tr.scopes.unique_name(_join(tr.scopes.top.name_path, name.evaluated_value))
     holder = tr.namer.fresh(name.evaluated_value.replace(" ", "_") + "_summary")
-    from codemods.tf2.helpers import names_of
     tr.add_comp([emit.assign(holder, value)], {holder}, names_of(value) & (tr.graph_names() | site.ev.uses))
     entry = (tag, kind, holder, max_outputs)
     tr.summaries.append(entry)

@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, optimizer_twins
 from codemods.tf2.model import GraphOp, Mapping, Op, Seq, State, StateRef, Tensor
 from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS, OptimizerRow
 from codemods.tf2.scopes import join
+from codemods.tf2.syntax import names_of
 from codemods.tf2.variables import trainable_pairs
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
+    from codemods.tf2.call_site import CallSite
 
 KERAS_OPTIMIZERS = {"tensorflow.keras.optimizers.Adam": "Adam", "tensorflow.keras.optimizers.SGD": "SGD"}
 
@@ -118,7 +119,6 @@ def optimizer_class(tr, row: OptimizerRow) -> cst.BaseExpression:
     """The Keras 3 class of a row, or its exact twin (written once into the script)."""
     if not row.twin:
         return tr.tf(row.keras)
-    from codemods.tf2 import optimizer_twins
     return cst.Name(tr.preamble_function(row.keras, lambda n: optimizer_twins.definitions(row.keras, n, tr.alias),
                                          row.keras))
 
@@ -248,7 +248,6 @@ def loss_name(site: "CallSite", node, av) -> cst.Name:
     if not av.graph:
         site.refuse("the differentiated loss is not a graph value")
     name = tr.namer.fresh("loss")
-    from codemods.tf2.helpers import names_of
     tr.add_comp([emit.assign(name, node)], {name}, names_of(node) & (tr.graph_names() | site.ev.uses))
     tr.env[name] = Tensor([])
     return cst.Name(name)
@@ -503,8 +502,7 @@ def get_slot(site: "CallSite"):
     if loop is None:
         site.refuse("get_slot of a variable other than a comprehension's loop variable over a variable list is not "
                     "converted")
-    from codemods.tf2.expressions import Evaluator
-    loop_av, _ = Evaluator(tr, tr.env).evaluate(loop)
+    loop_av, _ = tr.evaluator(tr.env).evaluate(loop)
     ranged = tr.steps.list_members(loop, loop_av)
     if ranged is None:
         site.refuse(f"get_slot over `{emit.code(loop)}`: not a known variable list")

@@ -22,6 +22,7 @@ from codemods.tf2.failures import failure_line, failure_reason
 from codemods.tf2.interpret import Translator
 from codemods.tf2.names import ImportTable
 from codemods.tf2.program import RULE
+from codemods.tf2.syntax import names_of
 
 TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim", "tensorflow.python.framework.ops")
 
@@ -67,7 +68,6 @@ def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
     """`import tensorflow.compat.v1 as tf` → `import tensorflow as tf`; TF 1.x-only modules the
     output does not use any more are no longer imported (names the output binds were checked
     unshadowed when the input was read, so a name not used is an import not used)."""
-    from codemods.tf2.helpers import names_of
     used = names_of(module.with_changes(body=[st for st in module.body if not _imports_only(st)]))
     body = []
     for st in module.body:

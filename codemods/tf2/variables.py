@@ -21,10 +21,11 @@ from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Op, GraphOp, Other, Scope, Seq, State, StateRef
 from codemods.tf2.scopes import Frame
+from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
-    from codemods.tf2.expressions import CallSite
-    from codemods.tf2.interpret import Translator
+    from codemods.tf2.call_site import CallSite
+    from codemods.tf2.program import Program
 
 # TF 1.x initializer → (TF 2 class, TF 1.x arguments by position, arguments TF 2 drops if float32)
 INITIALIZERS = {
@@ -162,7 +163,6 @@ def _python_name(site: "CallSite", preferred: str) -> str:
 
 def materialize(site: "CallSite", node) -> None:
     """Values an initial value reads are computed at creation too (once, where TF 1.x ran them)."""
-    from codemods.tf2.helpers import names_of
     tr = site.tr
     needed = names_of(node) & tr.graph_names()
     if needed:
@@ -186,7 +186,7 @@ def global_step(site: "CallSite"):
 
 
 # -- collections -----------------------------------------------------------------------------------
-def variables_expr(tr: "Translator", pairs: list) -> cst.BaseExpression:
+def variables_expr(tr: "Program", pairs: list) -> cst.BaseExpression:
     """The list of variables `pairs` [(tf1 name, expression)] as an expression: whole layers as
     `layer.trainable_variables`, single variables in a list literal, joined by `+`."""
     parts: list = []
@@ -220,7 +220,7 @@ def variables_expr(tr: "Translator", pairs: list) -> cst.BaseExpression:
     return out
 
 
-def trainable_pairs(tr: "Translator", pattern: Optional[str] = None) -> list:
+def trainable_pairs(tr: "Program", pattern: Optional[str] = None) -> list:
     out = []
     for s in tr.states:
         if s.trainable:
@@ -316,11 +316,11 @@ def variable_scope(site: "CallSite"):
     else:
         site.refuse("variable_scope with a name that is not a string literal is not converted")
 
-    def enter(tr: "Translator", item):
+    def enter(tr: "Program", item):
         frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, _literal_str(default))
         return Scope(frame.var_path, frame)
 
-    def leave(tr: "Translator"):
+    def leave(tr: "Program"):
         tr.scopes.leave()
     return Other("scope", {"enter": enter, "leave": leave}), site.node
 
@@ -331,11 +331,11 @@ def name_scope(site: "CallSite"):
     if name is not None and value is None and not (isinstance(name, cst.Name) and name.value == "None"):
         site.refuse("name_scope with a name that is not a string literal is not converted")
 
-    def enter(tr: "Translator", item):
+    def enter(tr: "Program", item):
         tr.scopes.enter_name_scope(value)
         return HOST
 
-    def leave(tr: "Translator"):
+    def leave(tr: "Program"):
         tr.scopes.leave()
     return Other("scope", {"enter": enter, "leave": leave}), site.node
 

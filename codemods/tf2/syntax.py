@@ -1,0 +1,220 @@
+"""The syntax of the script: names, targets and statements, read off libcst nodes.
+
+What the readers of the program ask of the code itself, before any meaning: the names an
+expression uses (`names_of`, `name_counts`), the names an assignment or loop binds
+(`target_names`, `bound_names`), the statements under a node (`walk_statements`,
+`assignments`), what a statement changes in place (`changed_names`, `values_put_into`), a
+function's locals, the names generated code must not take, and names replaced by expressions
+(`replace_names`). Nothing here knows TensorFlow or the model.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from codemods.tf2._base import NameTransformer, code
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def walk_nodes(node):
+    """Every node under `node`, itself first."""
+    return _walk(node)
+
+
+def names_of(node) -> set:
+    """Every name of the scope used under `node` (attribute members and keywords are not names)."""
+    return set(name_counts(node))
+
+
+def name_counts(node) -> dict:
+    """How many times each name of the scope is used under `node`."""
+    out: dict = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out[n.value] = out.get(n.value, 0) + 1
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)  # its member is not a name
+        elif isinstance(n, cst.Arg):
+            stack.append(n.value)  # nor is a keyword
+        else:
+            stack.extend(n.children)
+    return out
+
+
+def target_names(target) -> list:
+    """The names an assignment or `for` target binds, in order (`a, (b, *c)` → a, b, c)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def _target_names(target) -> set:
+    return set(target_names(target))
+
+
+def walk_statements(node):
+    """Every statement under `node` (compound ones and their blocks included)."""
+    for n in _walk(node):
+        if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            yield n
+
+
+def assignments(st):
+    """(target, value) of the assignments a simple statement line makes (for targets of `for`: value None)."""
+    if isinstance(st, cst.SimpleStatementLine):
+        for small in st.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    yield t.target, small.value
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                yield small.target, None
+    elif isinstance(st, cst.For):
+        yield st.target, None
+
+
+def bound_names(node) -> set:
+    """Names a statement binds (assignment, for, with ... as, augmented assignment targets)."""
+    out = set()
+    for n in _walk(node):
+        if isinstance(n, cst.AssignTarget):
+            out |= _target_names(n.target)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            out |= _target_names(n.target)
+        elif isinstance(n, cst.AsName):
+            out |= _target_names(n.name)
+        elif isinstance(n, cst.NamedExpr):
+            out |= _target_names(n.target)
+    return out
+
+
+# methods that change a list, dict or set in place
+MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
+                      "discard", "sort", "reverse"})
+
+
+def changed_names(node) -> set:
+    """Names whose object a statement changes (`x.append(...)`, `x[i] = ...`, `x.a = ...`,
+    `del x[i]`), and names it grows from their value before (`x += ...`, `x = x + [...]`)."""
+    out = set()
+    for n in _walk(node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
+                and isinstance(n.func.value, cst.Name):
+            out.add(n.func.value.value)
+        elif isinstance(n, cst.Assign):  # `x = x + [...]`: x grows from its value before
+            out |= {t.target.value for t in n.targets if isinstance(t.target, cst.Name)} & names_of(n.value)
+            for t in n.targets:
+                target = t.target
+                while isinstance(target, (cst.Attribute, cst.Subscript)):
+                    target = target.value
+                if isinstance(target, cst.Name) and target is not t.target:
+                    out.add(target.value)
+        elif isinstance(n, (cst.AugAssign, cst.Del)):
+            target = n.target
+            while isinstance(target, (cst.Attribute, cst.Subscript)):
+                target = target.value
+            if isinstance(target, cst.Name) and (target is not n.target or isinstance(n, cst.AugAssign)):
+                out.add(target.value)
+    return out
+
+
+def values_put_into(node, name: str) -> list:
+    """The argument nodes of every `name.<mutator>(...)` call under `node`, and values stored by
+    `name[...] = value`."""
+    out = []
+    for n in _walk(node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MUTATORS \
+                and isinstance(n.func.value, cst.Name) and n.func.value.value == name:
+            out += [a.value for a in n.args]
+        elif isinstance(n, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name
+                or isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+                and t.target.value.value == name for t in n.targets):
+            out.append(n.value)
+    return out
+
+
+def new_literal(node, env: dict) -> bool:
+    """`node` makes a new value that depends on nothing: a number, string, bool or None, or an empty
+    list, tuple, dict or set (`[]`, `list()`)."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
+        return not node.elements
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args \
+        and node.func.value in ("list", "dict", "set", "tuple") and node.func.value not in env
+
+
+def function_locals(fn: cst.FunctionDef) -> set:
+    params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.add(star.name.value)
+    declared = set()
+    for n in _walk(fn.body):
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            declared |= {a.name.value for a in n.names}
+    return (params | bound_names(fn.body)) - declared
+
+
+def taken_names(module: cst.Module) -> set:
+    """Names generated code must not take: every name used outside the functions' own locals."""
+    taken = set()
+    for st in module.body:
+        if isinstance(st, cst.FunctionDef):
+            taken.add(st.name.value)
+            taken |= names_of(st) - function_locals(st)
+        else:
+            taken |= names_of(st)
+    return taken | {"tf", "np", "tape", "self"}
+
+
+def is_main_guard(st: cst.If) -> bool:
+    test = st.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    sides = {code(left), code(right)}
+    return isinstance(test.comparisons[0].operator, cst.Equal) and "__name__" in sides and (
+        "'__main__'" in sides or '"__main__"' in sides)
+
+
+def root_name(target) -> Optional[str]:
+    """`a` of `a.b.c` / `a[0].b` (None for anything else)."""
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
+
+
+class Replace(NameTransformer):
+    """Name `old` → `new` (loads and stores; attribute members and keywords are not names)."""
+
+    def __init__(self, mapping: dict):
+        super().__init__()
+        self.mapping = mapping
+
+    def leave_Name(self, original, updated):
+        if self.skipped(original) or original.value not in self.mapping:
+            return updated
+        return self.mapping[original.value]
+
+
+def replace_names(node, mapping: dict):
+    return node.visit(Replace(mapping)) if mapping else node
