@@ -35,6 +35,14 @@ LEGACY = ROOT / "fixtures" / "legacy"
 CONSTRUCTS = ROOT / "fixtures" / "tf2" / "constructs"
 
 
+# constructs whose TF2-tier output another test runs through parity, with stricter checks
+PROVEN_ELSEWHERE = {
+    "nce_loss_skipgram.py": "tests/test_parity_samplers.py (losses equal bit for bit)",
+    "sampled_softmax_get_variable.py": "tests/test_parity_samplers.py (losses equal bit for bit)",
+    "rnn_dropout_wrapper_stack.py": "tests/test_parity_dropout.py (dropout on, and its inverted rate fails)",
+}
+
+
 def _pairs():
     for golden in sorted(GOLDEN.glob("r*.py")):
         yield pytest.param(LEGACY / golden.name, golden, id=golden.stem)
@@ -47,23 +55,30 @@ def _pairs():
         yield pytest.param(old, None, id=f"{kind}-{old.stem}")
     # one small program per construct the translator reads (fixtures/tf2/constructs/), converted here
     for old in sorted(CONSTRUCTS.glob("*.py")):
-        yield pytest.param(old, None, id=f"construct-{old.stem}")
+        if old.name not in PROVEN_ELSEWHERE:
+            yield pytest.param(old, None, id=f"construct-{old.stem}")
 
 
 @pytest.mark.parametrize("old, new", list(_pairs()))
 def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
+    golden = new is not None
     if new is None:
         result = convert(old.read_text(), old.name)
         assert result.text is not None, result.notes
         new = tmp_path / old.name
         new.write_text(result.text)
-    plain_dir = tmp_path / "plain"  # its own folder: files the plain run writes (checkpoints) stay out of parity's
-    plain_dir.mkdir()
     if "read_data_sets" in new.read_text():  # the MNIST reader: local synthetic files, never a download
-        for folder in (tmp_path, plain_dir):
-            make_mnist().write_mnist(folder / "MNIST_data")
-    plain = run_python(new, cwd=plain_dir, timeout=300)
-    assert plain.returncode == 0, plain.stderr[-2000:]
+        make_mnist().write_mnist(tmp_path / "MNIST_data")
+    if golden:
+        # A committed golden also runs as the user would run it, outside parity's recorder. For the
+        # outputs converted here, parity's NEW side is that run (plain TensorFlow 2, no TF 1.x face),
+        # so a second process would prove nothing more.
+        plain_dir = tmp_path / "plain"  # its own folder: files the plain run writes (checkpoints) stay out
+        plain_dir.mkdir()
+        if "read_data_sets" in new.read_text():
+            make_mnist().write_mnist(plain_dir / "MNIST_data")
+        plain = run_python(new, cwd=plain_dir, timeout=300)
+        assert plain.returncode == 0, plain.stderr[-2000:]
     assert "import tf1clip" not in new.read_text() and "from tf1clip" not in new.read_text()
     proc = run_tf1clip("parity", old, new, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

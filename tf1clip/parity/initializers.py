@@ -39,6 +39,8 @@ import sys
 import types
 import weakref
 
+from tf1clip.parity.post_import import after_import
+
 _RAW = {  # module path -> {function name: kind}
     "tensorflow.python.ops.random_ops": {"random_normal": "normal", "truncated_normal": "truncated_normal",
                                          "random_uniform": "uniform"},
@@ -298,7 +300,6 @@ def install(draws: Draws) -> None:
         method = getattr(stateful_random_ops.Generator, name)
         if not getattr(method, "_tf1clip_draws", False):
             setattr(stateful_random_ops.Generator, name, _raw_wrapper(draws, method, kind))
-    from tf1clip.parity.randomness import after_import
 
     for module_name in _INITIALIZER_MODULES:
         after_import(module_name, lambda module: _wrap_initializers(draws, module))

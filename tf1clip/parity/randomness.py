@@ -32,12 +32,11 @@ draw the same numbers:
 """
 from __future__ import annotations
 
-import importlib.abc
-import importlib.util
 import random
 import sys
 
 from tf1clip.parity.keyed_draws import POLICY as KEYED_POLICY
+from tf1clip.parity.post_import import after_import
 from tf1clip.parity.pipelines import SESSION_SCHEDULE
 from tf1clip.steps import wrap
 
@@ -245,37 +244,3 @@ def identity_dropout() -> None:
 
     for module in ("tf_keras.src.layers.rnn.legacy_cell_wrappers", "tf_keras.src.layers.rnn.cell_wrappers"):
         after_import(module, patch_wrapper)
-
-
-def after_import(name: str, callback) -> None:
-    """Call callback(module) once module `name` is imported (now, if it already is)."""
-    module = sys.modules.get(name)
-    if module is not None:
-        callback(module)
-        return
-    sys.meta_path.insert(0, _AfterImport(name, callback))
-
-
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """A finder that lets the others find `name`, then runs a callback after it executes."""
-
-    def __init__(self, name, callback):
-        self.name = name
-        self.callback = callback
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != self.name:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        loader, callback = spec.loader, self.callback
-        execute = loader.exec_module
-
-        def exec_module(module):
-            execute(module)
-            callback(module)
-
-        loader.exec_module = exec_module
-        return spec

@@ -1,16 +1,17 @@
 """Keras 3 optimizers: `BaseOptimizer.apply`, which `apply_gradients` and `fit` call."""
 from __future__ import annotations
 
+from tf1clip.parity.post_import import after_import
 from tf1clip.parity.updates import on_update
 from tf1clip.steps import wrap
 
 
 def install(rec) -> None:
-    try:
-        from keras.src.optimizers import base_optimizer
-    except ImportError:
-        return
+    """When Keras 3's optimizers are imported (a TF 1.x script never imports them)."""
+    after_import("keras.src.optimizers.base_optimizer", lambda module: _install(rec, module))
 
+
+def _install(rec, base_optimizer) -> None:
     def make_keras3_apply(original):
         def apply(self, grads, trainable_variables=None):
             if trainable_variables is None:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import os
 
+from tf1clip.parity.post_import import after_import
 from tf1clip.parity.updates import on_update
 from tf1clip.steps import wrap
 
 
 def install(rec) -> None:
+    """When tf-keras's optimizers are imported (a script that uses no tf.keras never imports them)."""
     if os.environ.get("TF_USE_LEGACY_KERAS") not in ("1", "true", "True"):
         return
-    try:
-        from tf_keras.src.optimizers.legacy import optimizer_v2
-    except ImportError:
-        return
+    after_import("tf_keras.src.optimizers.legacy.optimizer_v2", lambda module: _install(rec, module))
 
+
+def _install(rec, optimizer_v2) -> None:
     def make_v2_apply(original):
         def apply_gradients(self, grads_and_vars, *args, **kwargs):
             pairs = list(grads_and_vars)
