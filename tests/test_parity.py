@@ -35,7 +35,7 @@ with tf.Session() as sess:
 NEW = """
 import tensorflow as tf
 {data}
-w = tf.Variable(tf.random.normal([4, 3]))
+w = tf.Variable(tf.keras.initializers.GlorotUniform()([4, 3]))  # get_variable's default, as in TF 1.x
 b = tf.Variable(tf.zeros([3]))
 variables = [w, b]
 step = tf.Variable(0, dtype=tf.int64, trainable=False)
