@@ -129,7 +129,11 @@ def add_preamble(body: list, preamble: list, imports: set, names) -> list:
     have = {dotted for local, dotted in names.bindings.items() if local == dotted}
     new_imports = []
     for m in sorted(imports - have):
-        if m.startswith("absl:"):
+        if m.startswith("import:"):  # import:module:local → `import module as local`
+            _, module, local = m.split(":")
+            new_imports.append(cst.SimpleStatementLine([cst.Import([cst.ImportAlias(
+                cst.parse_expression(module), asname=None if local == module else cst.AsName(cst.Name(local)))])]))
+        elif m.startswith("absl:"):
             _, module, local = m.split(":")
             alias = cst.ImportAlias(cst.Name(module), asname=None if local == module else
                                     cst.AsName(cst.Name(local)))

@@ -51,6 +51,13 @@ class Translator(Program):
         self.block(list(self.module.body), out, region=True)
         out = self.classes.finish(out)
         out = self.functions.finish(out)
+        if self.names.tf_alias is None and self.alias in names_of(cst.Module(body=[*out, *self.preamble])):
+            # The TF 2 code written here reads `tensorflow` by this name, which the module never
+            # bound (it imported only `tensorflow.examples...` or `tensorflow.contrib...` modules)
+            if self.alias in self.names.bindings:
+                self.refuse(f"the TF 2 code needs `tensorflow` as `{self.alias}`, a name this module binds to "
+                            f"{self.names.bindings[self.alias]}", 0)
+            self.imports.add(f"import:tensorflow:{self.alias}")
         out = add_preamble(out, self.preamble, self.imports, self.names)
         new = self.module.with_changes(body=out)
         runtime_feeds.check(self, new)

@@ -1,0 +1,51 @@
+"""The TF2 tier's output binds every name the code it writes reads: a module that reaches
+TensorFlow only through `tensorflow.examples` (a data helper of a larger repository) gets
+`import tensorflow as tf` for the MNIST reader written into it, in each spelling of that import;
+a module whose own `tf` is something else is refused rather than shadowed."""
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_mnist, run_python
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tf1clip.migrate.engine import migrate  # noqa: E402
+
+BODY = '''
+
+def load(one_hot=True):
+    return input_data.read_data_sets("MNIST_data/", one_hot=one_hot)
+'''
+DRIVER = "import datasets; d = datasets.load(); print(d.train.images.shape, float(d.train.images.max()))"
+SPELLINGS = {
+    "import_as": "import tensorflow.examples.tutorials.mnist.input_data as input_data\n",
+    "from_import": "from tensorflow.examples.tutorials.mnist import input_data\n",
+    "after_a_star_import": "from os.path import *\nfrom tensorflow.examples.tutorials.mnist import input_data\n",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_mnist_reader_in_a_module_without_tensorflow_imports_it(spelling, tmp_path):
+    source = SPELLINGS[spelling] + BODY
+    outcome = migrate(source, "datasets.py", to="tf2")
+    assert outcome.tier == "tf2", outcome.notes
+    assert "import tensorflow as tf\n" in outcome.text
+    assert migrate(outcome.text, "datasets.py", to="tf2").text == outcome.text  # twice = once
+    (tmp_path / "datasets.py").write_text(outcome.text)
+    make_mnist().write_mnist(tmp_path / "MNIST_data")
+    if spelling != "import_as":
+        return  # one run proves the reader; the others differ only in the import line checked above
+    ran = run_python("-c", DRIVER, cwd=tmp_path, timeout=300)  # the repository's script that uses it
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split()[-1] == "1.0"  # images scaled to [0, 1], as TF 1.x's reader gave them
+
+
+def test_a_module_whose_tf_is_something_else_is_refused(tmp_path):
+    source = "import numpy as tf\n" + SPELLINGS["from_import"] + BODY
+    outcome = migrate(source, "datasets.py", to="tf2")
+    assert outcome.tier == "compat"
+    reasons = [n.message for n in outcome.notes if "not converted to the TF2 tier" in n.message]
+    assert reasons and "a name this module binds to numpy" in reasons[0], outcome.notes
