@@ -152,11 +152,13 @@ class ImportTable:
 def tf_expr(alias: str, qname: str) -> cst.BaseExpression:
     """The expression for a TF 2 qualified name (`tensorflow.keras.layers.Dense` or
     `tf.keras.layers.Dense`) under the module's alias: `tf.keras.layers.Dense`."""
+    node: cst.BaseExpression = cst.Name(alias)
+    if qname in ("tensorflow", "tf"):  # the module itself (`T = tf`): the alias, not `tf.tensorflow`
+        return node
     for prefix in ("tensorflow.", "tf."):
         if qname.startswith(prefix):
             qname = qname[len(prefix):]
             break
-    node: cst.BaseExpression = cst.Name(alias)
     for part in qname.split("."):
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node

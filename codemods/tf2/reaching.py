@@ -344,8 +344,9 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
     defs = tr.definitions()
     scope = defs.scope_at(trace_line)
     free = free_names(definition)
+    functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
     for comp in comps:
-        read = free & _loaded(comp.body)
+        read = through_functions(free & _loaded(comp.body), functions)
         if not read:
             continue
         at = [line for line in comp.at if line in scope.before and defs.scope_at(line) is scope]
@@ -370,6 +371,23 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
                 tr.refuse(f"`{name}` is bound again at line {later[0]} after TF 1.x built the graph that reads it "
                           f"(line {comp.line}): TF 1.x kept the value it had there, the TF 2 step (traced at line "
                           f"{trace_line}) would read the later binding", later[0])
+
+
+def through_functions(names: set, functions: dict) -> set:
+    """`names` and the module globals read by the module's functions among them, transitively: a step
+    that calls `inference(x)` reads, when it is traced, every global `inference` reads (`keep_prob`),
+    where TF 1.x read them when it built the graph."""
+    out, stack, seen = set(names), [n for n in names if n in functions], set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for read in free_names(functions[name]):
+            out.add(read)
+            if read in functions:
+                stack.append(read)
+    return out
 
 
 def _loaded(body: list) -> set:
