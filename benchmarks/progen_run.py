@@ -29,13 +29,15 @@ from progen import harness, summary  # noqa: E402
 from realworld.jobs import job_env  # noqa: E402
 
 
-def seed_range(text: str) -> range:
-    """`A:B` (A up to B-1) or `N` (one seed)."""
-    if ":" in text:
-        a, b = text.split(":", 1)
-        seeds = range(int(a), int(b))
-    else:
-        seeds = range(int(text), int(text) + 1)
+def seed_range(text: str) -> list[int]:
+    """`A:B` (A up to B-1), or seeds and ranges by commas (`3,17,40:45`)."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        if ":" in part:
+            a, b = part.split(":", 1)
+            seeds += range(int(a), int(b))
+        else:
+            seeds.append(int(part))
     if not seeds:
         raise ValueError(f"--seeds {text}: no seed in that range")
     return seeds
@@ -59,7 +61,7 @@ def _line(done: int, total: int, out: harness.Outcome) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="benchmarks/progen_run.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", default="0:100", help="A:B runs seeds A..B-1 (default 0:100)")
+    parser.add_argument("--seeds", default="0:100", help="A:B runs seeds A..B-1; or a list, 3,17,40:45 (default 0:100)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="seeds run in parallel (default 1)")
     parser.add_argument("--steps", type=int, help="updates to run and compare (default: each program's own)")
     parser.add_argument("--json", type=Path, metavar="FILE")

@@ -51,7 +51,9 @@ def draw_details(rng, ch: Choices) -> None:
                             "default", "xavier"])
     d["bias"] = rng.choice(["zeros", "constant", "random_normal"])
     d["names"] = rng.random() < 0.5                      # name= on tf.Variable
-    d["shape_by_name"] = rng.random() < 0.5              # [n_input, n_hidden] rather than [8, 16]
+    # [n_input, n_hidden] rather than [8, 16]; always when n_hidden is the only hyperparameter
+    # the graph reads that a rebinding can pick (a fed learning rate is read at run time)
+    d["shape_by_name"] = rng.random() < 0.5 or (ch.rebind == "hyper" and ch.lr == "fed")
     d["dropout_every"] = rng.random() < 0.5              # after every hidden layer, else the first only
     d["training_default"] = rng.random() < 0.5           # placeholder_with_default(False) vs placeholder(tf.bool)
     d["add_form"] = rng.choice(["plus", "tf_add"])
