@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from progen import harness, summary  # noqa: E402
+from progen import generate, harness, summary  # noqa: E402
+from progen.choices import parse_where  # noqa: E402
 from realworld.jobs import job_env  # noqa: E402
 
 
@@ -70,16 +71,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, help="scratch folder (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep each seed's folder (program, output, logs)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per job (default 300)")
+    parser.add_argument("--where", default="", metavar="DIM=V|V,...",
+                        help="draw these dimensions from these values only (to search a region: "
+                             "the seeds then give other programs; the report says so)")
     opts = parser.parse_args(argv)
     try:
         seeds = seed_range(opts.seeds)
+        where = parse_where(opts.where) or None
+        for seed in seeds:
+            generate(seed, where)
     except ValueError as exc:
         print(f"progen_run: error: {exc}", file=sys.stderr)
         return 2
     scratch = opts.scratch or Path(tempfile.mkdtemp(prefix="tf1clip-progen-"))
     scratch.mkdir(parents=True, exist_ok=True)
     settings = harness.Settings(scratch=scratch.resolve(), env=job_env(), steps=opts.steps,
-                                parity=not opts.no_parity, timeout=opts.timeout, keep=opts.keep)
+                                parity=not opts.no_parity, timeout=opts.timeout, keep=opts.keep, where=where)
     print(f"progen: {len(seeds)} seeds ({opts.seeds}), -j {opts.jobs}, scratch {scratch}", file=sys.stderr, flush=True)
     start = time.monotonic()
     rows = []
@@ -90,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(out.as_dict())
             print(_line(len(rows), len(seeds), out), file=sys.stderr, flush=True)
     seconds = round(time.monotonic() - start)
-    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "seeds": opts.seeds,
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "seeds": opts.seeds, "where": opts.where,
             "steps": opts.steps or "each program's own", "jobs": opts.jobs, "parity": not opts.no_parity,
             "tf1clip": tf1clip_version(), "seconds": seconds,
             "seconds_per_program": round(seconds * max(1, opts.jobs) / len(seeds), 1),

@@ -13,11 +13,14 @@ import json
 import re
 import sys
 
+import pytest
+
 from conftest import ROOT, run_python
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from progen import DIMENSIONS, generate  # noqa: E402
+from progen.choices import parse_where  # noqa: E402
 from progen.program import REBOUND  # noqa: E402
 
 SAMPLE = range(40)
@@ -123,3 +126,16 @@ def test_driver_runs_migrates_and_proves(tmp_path):
     assert rows[8]["dims"]["optimizer"] == "Momentum" and rows[8]["dims"]["lr"] == "decay"
     assert "TF2 tier reached: **2/3**" in (tmp_path / "result.md").read_text()
     assert "wrong conversions: **0**" in done.stdout
+
+
+def test_where_narrows_dimensions_and_rejects_unknown_values():
+    where = parse_where("alias=none,fetch=list|dict,state=dict")
+    for seed in range(20):
+        source, ch = generate(seed, where)
+        assert (ch.alias, ch.state) == ("none", "dict") and ch.fetch in ("list", "dict"), seed
+        assert ch.api != "layers_dense" and "weights = {" in source
+    for bad in ("alias=T|tf", "colour=red"):
+        with pytest.raises(ValueError):
+            parse_where(bad)
+    with pytest.raises(ValueError):       # a dict holds variables: tf.layers.dense is never drawn for it
+        generate(0, parse_where("state=dict,api=layers_dense"))

@@ -54,20 +54,37 @@ class Choices:
         return {"seed": self.seed, **self.dims, "details": dict(self.details)}
 
 
-def allowed(dims: dict[str, str], name: str) -> tuple[str, ...]:
-    """The values of dimension `name` that fit the dimensions chosen before it."""
+def allowed(dims: dict[str, str], name: str, where: dict[str, set[str]] | None = None) -> tuple[str, ...]:
+    """The values of dimension `name` that fit the dimensions chosen before it (and `where`)."""
     values = DIMENSIONS[name]
+    if where and name in where:
+        values = tuple(v for v in values if v in where[name])
     if name == "api" and dims.get("state") in _HOLDS_VARIABLES:
-        return tuple(v for v in values if v != "layers_dense")
+        values = tuple(v for v in values if v != "layers_dense")
+    if not values:
+        raise ValueError(f"no value of {name} fits {dims}")
     return values
 
 
-def choose(seed: int) -> tuple[random.Random, Choices]:
-    """The dimensions for `seed`, and the generator to draw the details from (same seed)."""
+def parse_where(text: str) -> dict[str, set[str]]:
+    """`alias=none,fetch=list|dict`: the values each named dimension is drawn from."""
+    where: dict[str, set[str]] = {}
+    for part in filter(None, text.split(",")):
+        name, _, values = part.partition("=")
+        chosen = set(values.split("|"))
+        if name not in DIMENSIONS or not chosen <= set(DIMENSIONS[name]):
+            raise ValueError(f"--where {part}: dimensions and values are {DIMENSIONS}")
+        where[name] = chosen
+    return where
+
+
+def choose(seed: int, where: dict[str, set[str]] | None = None) -> tuple[random.Random, Choices]:
+    """The dimensions for `seed`, and the generator to draw the details from (same seed).
+    `where` narrows dimensions to some of their values (the seed then gives another program)."""
     rng = random.Random(seed)
     dims: dict[str, str] = {}
     for name in DIMENSIONS:
-        values = allowed(dims, name)
+        values = allowed(dims, name, where)
         weights = _WEIGHTS.get(name) if values == DIMENSIONS[name] else None
         dims[name] = rng.choices(values, weights=weights)[0] if weights else rng.choice(values)
     return rng, Choices(seed, dims)

@@ -36,6 +36,7 @@ class Settings:
     timeout: float = 300.0
     keep: bool = False
     python: str = sys.executable
+    where: dict | None = None       # dimensions narrowed to some values (choices.parse_where)
 
 
 @dataclass
@@ -64,7 +65,7 @@ def _tail(done: proc.Finished) -> str:
 
 
 def one_seed(seed: int, s: Settings) -> Outcome:
-    source, ch = generate(seed)
+    source, ch = generate(seed, s.where)
     out = Outcome(seed, dict(ch.dims))
     home = s.scratch / f"seed-{seed}"
     shutil.rmtree(home, ignore_errors=True)

@@ -196,9 +196,9 @@ def render(ch: Choices) -> str:
     return "\n".join(lines) + "\n"
 
 
-def generate(seed: int) -> tuple[str, Choices]:
-    """The program for `seed` and the choices it is made of."""
-    rng, ch = choose(seed)
+def generate(seed: int, where: dict[str, set[str]] | None = None) -> tuple[str, Choices]:
+    """The program for `seed` (and `where`, see choices.choose) and the choices it is made of."""
+    rng, ch = choose(seed, where)
     model.draw_details(rng, ch)
     training.draw_details(rng, ch)
     holders.draw_details(rng, ch)

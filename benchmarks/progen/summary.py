@@ -66,7 +66,8 @@ def _cell(text: str) -> str:
 
 def markdown(result: dict, top: int = 15) -> str:
     f = result["figures"]
-    lines = [f"# progen: {f['programs']} generated TF 1.x programs (seeds {result['seeds']})", "",
+    where = f", --where {result['where']}" if result.get("where") else ""
+    lines = [f"# progen: {f['programs']} generated TF 1.x programs (seeds {result['seeds']}{where})", "",
              f"tf1clip {result['tf1clip']}, {result['date']}, steps: {result['steps']}, -j {result['jobs']}, "
              f"{result['seconds']} s in all ({result['seconds_per_program']} s per program)", "",
              f"- TF2 tier reached: **{f['tf2_tier']}/{f['programs']}** (compat tier {f['compat_tier']}, "
