@@ -89,39 +89,46 @@ def main(argv: list[str] | None = None) -> int:
                                 parity=not opts.no_parity, timeout=opts.timeout, keep=opts.keep, where=where)
     print(f"progen: {len(seeds)} seeds ({opts.seeds}), -j {opts.jobs}, scratch {scratch}", file=sys.stderr, flush=True)
     start = time.monotonic()
-    rows = []
+    rows: list[dict] = []
+    version = tf1clip_version()
+
+    def write() -> str:
+        """The report of the seeds done so far (rewritten after each: a stopped run keeps them)."""
+        seconds = round(time.monotonic() - start)
+        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "seeds": opts.seeds,
+                "where": opts.where, "done": f"{len(rows)}/{len(seeds)}", "steps": opts.steps or "each program's own",
+                "jobs": opts.jobs, "parity": not opts.no_parity, "tf1clip": version, "seconds": seconds,
+                "seconds_per_program": round(seconds / max(1, len(rows)), 1), **_means(rows)}
+        result = summary.build(rows, meta)
+        text = summary.markdown(result)
+        if opts.json:
+            opts.json.write_text(json.dumps(result, indent=1) + "\n")
+        if opts.markdown:
+            opts.markdown.write_text(text)
+        return text
+
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         futures = [pool.submit(harness.one_seed, seed, settings) for seed in seeds]
         for future in as_completed(futures):
             out = future.result()
             rows.append(out.as_dict())
             print(_line(len(rows), len(seeds), out), file=sys.stderr, flush=True)
-    seconds = round(time.monotonic() - start)
-    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "seeds": opts.seeds, "where": opts.where,
-            "steps": opts.steps or "each program's own", "jobs": opts.jobs, "parity": not opts.no_parity,
-            "tf1clip": tf1clip_version(), "seconds": seconds,
-            "seconds_per_program": round(seconds * max(1, opts.jobs) / len(seeds), 1),
-            "job_seconds_mean": _means(rows)}
-    result = summary.build(rows, meta)
-    text = summary.markdown(result)
-    if opts.json:
-        opts.json.write_text(json.dumps(result, indent=1) + "\n")
-    if opts.markdown:
-        opts.markdown.write_text(text)
-    print(text.split("\n## Per seed")[0])
+            write()
+    print(write().split("\n## Per seed")[0])
     if opts.scratch is None and not opts.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 
 def _means(rows: list[dict]) -> dict:
-    """Mean seconds of each job over the seeds that ran it."""
-    out = {}
+    """Mean seconds of each job over the seeds that ran it, and of a program's jobs together."""
+    jobs = {}
     for job in ("run", "migrate", "parity"):
         values = [r["seconds"][job] for r in rows if job in r["seconds"]]
         if values:
-            out[job] = round(sum(values) / len(values), 1)
-    return out
+            jobs[job] = round(sum(values) / len(values), 1)
+    whole = [sum(r["seconds"].values()) for r in rows]
+    return {"job_seconds_mean": jobs, "program_seconds_mean": round(sum(whole) / len(whole), 1) if whole else None}
 
 
 if __name__ == "__main__":

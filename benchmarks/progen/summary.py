@@ -68,8 +68,10 @@ def markdown(result: dict, top: int = 15) -> str:
     f = result["figures"]
     where = f", --where {result['where']}" if result.get("where") else ""
     lines = [f"# progen: {f['programs']} generated TF 1.x programs (seeds {result['seeds']}{where})", "",
-             f"tf1clip {result['tf1clip']}, {result['date']}, steps: {result['steps']}, -j {result['jobs']}, "
-             f"{result['seconds']} s in all ({result['seconds_per_program']} s per program)", "",
+             f"tf1clip {result['tf1clip']}, {result['date']}, {result['done']} seeds done, steps: {result['steps']}, "
+             f"-j {result['jobs']}: {result['seconds']} s in all, {result['seconds_per_program']} s per program "
+             f"(one program's jobs: {result['program_seconds_mean']} s on average; each job: "
+             f"{', '.join(f'{k} {v} s' for k, v in result['job_seconds_mean'].items())})", "",
              f"- TF2 tier reached: **{f['tf2_tier']}/{f['programs']}** (compat tier {f['compat_tier']}, "
              f"migrate errors {f['migrate_errors']})",
              f"- wrong conversions: **{f['FAIL']}** (parity on {f['parity_run']} TF2-tier outputs: "
