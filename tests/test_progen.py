@@ -92,8 +92,11 @@ def test_sample_is_python_covers_every_value_and_writes_each():
             assert "if g is not None" in source, seed
         if ch.none_filter == "no":
             assert "unused" not in source and "is not None" not in source, seed
-    missing = {name: sorted(set(values) - seen[name]) for name, values in DIMENSIONS.items()
-               if set(values) - seen[name]}
+        if ch.details["layout"] == "pep8" and "\ndef " in source:
+            assert re.search(r"[^\n]\n\n\ndef ", source), seed
+        seen.setdefault("layout", set()).add(ch.details["layout"])
+    missing = {name: sorted(set(values) - seen[name]) for name, values in
+               {**DIMENSIONS, "layout": ("compact", "pep8")}.items() if set(values) - seen[name]}
     assert not missing, f"values no seed of the sample chose: {missing}"
 
 

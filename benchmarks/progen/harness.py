@@ -66,7 +66,7 @@ def _tail(done: proc.Finished) -> str:
 
 def one_seed(seed: int, s: Settings) -> Outcome:
     source, ch = generate(seed, s.where)
-    out = Outcome(seed, dict(ch.dims))
+    out = Outcome(seed, {**ch.dims, "layout": ch.details["layout"]})
     home = s.scratch / f"seed-{seed}"
     shutil.rmtree(home, ignore_errors=True)
     (home / "src").mkdir(parents=True)

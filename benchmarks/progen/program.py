@@ -29,6 +29,10 @@ def draw_details(rng, ch: Choices) -> None:
     d["rebind_at"] = rng.choice(["before_session", "before_eval"])
     d["rebind_pick"] = rng.random()             # which candidate name (drawn before the names are known)
     d["eval_omits_default"] = rng.random() < 0.5
+    # drawn last, so that the compact layout is the text of the seeds before it existed:
+    # pep8 puts two blank lines around top-level functions and classes (the TF2 tier's verdict
+    # once changed with a blank line)
+    d["layout"] = rng.choice(["compact", "pep8"])
 
 
 def _data_lines(ch: Choices) -> list[str]:
@@ -193,7 +197,29 @@ def render(ch: Choices) -> str:
         lines += rebind
     session = _session(ch, refs, step, init, rebind)
     lines += session
+    if ch.details["layout"] == "pep8":
+        lines = _pep8_blank_lines(lines)
     return "\n".join(lines) + "\n"
+
+
+def _pep8_blank_lines(lines: list[str]) -> list[str]:
+    """Two blank lines before and after each top-level function or class, none doubled elsewhere."""
+    out: list[str] = []
+    in_block = False
+    for line in lines:
+        top = bool(line) and not line[0].isspace()
+        if top and line.startswith(("def ", "class ")):
+            while out and not out[-1]:
+                out.pop()
+            out += ["", ""] if out else []
+            in_block = True
+        elif top and in_block:
+            while out and not out[-1]:
+                out.pop()
+            out += ["", ""]
+            in_block = False
+        out.append(line)
+    return out
 
 
 def generate(seed: int, where: dict[str, set[str]] | None = None) -> tuple[str, Choices]:

@@ -27,11 +27,11 @@ def figures(rows: list[dict]) -> dict:
 def _marks(group: list[dict], rows: list[dict]) -> list[str]:
     """Dimension values nearly all of the group's seeds have and the other seeds mostly lack."""
     marks = []
-    for dim in DIMENSIONS:
+    for dim in [*DIMENSIONS, "layout"]:
         for value, k in Counter(r["dims"][dim] for r in group).items():
             inside = k / len(group)
             overall = sum(r["dims"][dim] == value for r in rows) / len(rows)
-            if inside >= 0.8 and inside >= 1.5 * overall:
+            if inside >= 0.8 and inside >= 1.5 * overall and len(group) > 1:
                 marks.append((inside, f"{dim}={value} ({k}/{len(group)})"))
     return [text for _, text in sorted(marks, key=lambda m: -m[0])[:4]]
 
