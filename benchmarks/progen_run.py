@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         result = summary.build(rows, meta)
         text = summary.markdown(result)
         if opts.json:
-            opts.json.write_text(json.dumps(result, indent=1) + "\n")
+            opts.json.write_text(json.dumps(summary.compact(result), separators=(",", ":")).replace(
+                ',"rows":[', ',"rows":[\n').replace('},{"seed"', '},\n{"seed"') + "\n")
         if opts.markdown:
             opts.markdown.write_text(text)
         return text

@@ -56,6 +56,23 @@ def build(rows: list[dict], meta: dict) -> dict:
             "migrate_errors": [r for r in rows if r["tier"] == "error"], "rows": rows}
 
 
+def compact(result: dict) -> dict:
+    """The report as written to --json: each row's choices as a list in the order of
+    `result["dimensions"]`, the seed lists of FAIL, ERROR and generator bugs instead of copies."""
+    names = [*DIMENSIONS, "layout"]
+
+    def row(r):
+        out = {k: v for k, v in r.items() if v not in ("", [], {}) and k not in ("dims", "reasons")}
+        out["dims"] = [r["dims"].get(n, "") for n in names]
+        if len(r.get("reasons", [])) > 1:
+            out["more_reasons"] = len(r["reasons"]) - 1
+        return out
+
+    keys = ("wrong_conversions", "parity_errors", "generator_bugs", "migrate_errors")
+    return {**{k: v for k, v in result.items() if k not in ("rows", *keys)}, "dimensions": names,
+            **{k: [r["seed"] for r in result[k]] for k in keys}, "rows": [row(r) for r in result["rows"]]}
+
+
 def _dims(row: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in row["dims"].items())
 
@@ -92,9 +109,12 @@ def markdown(result: dict, top: int = 15) -> str:
         items = result[key]
         lines += ["", f"## {title}: {len(items)}", ""]
         lines += [f"- seed {r['seed']}: {_cell(r[field])}  \n  `{_dims(r)}`" for r in items] or ["none"]
-    lines += ["", "## Per seed", "", "| seed | run | tier | parity | reason | choices |", "|---:|---|---|---|---|---|"]
+    names = [*DIMENSIONS, "layout"]
+    lines += ["", "## Per seed", "", f"choices: the values of {', '.join(names)}", "",
+              "| seed | run | tier | parity | reason | choices |", "|---:|---|---|---|---|---|"]
     for r in result["rows"]:
         why = r["parity_reason"] if r["parity"] in ("FAIL", "ERROR") else r["reason"] or r["run_reason"]
-        lines.append(f"| {r['seed']} | {r['run']} | {r['tier']} | {r['parity'] or '–'} | {_cell(why)[:160]} | "
-                     f"{_dims(r)} |")
+        why = normalise(why, loose=True) if r["tier"] == "compat" else why
+        lines.append(f"| {r['seed']} | {r['run']} | {r['tier']} | {r['parity'] or '–'} | {_cell(why)[:120]} | "
+                     f"{' '.join(r['dims'].get(n, '') for n in names)} |")
     return "\n".join(lines) + "\n"
