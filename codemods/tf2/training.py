@@ -101,6 +101,8 @@ def optimizer_args(site: "CallSite", row: OptimizerRow, call: cst.Call) -> tuple
             if row.constant_lr_only:
                 site.refuse(f"{row.tf1.rsplit('.', 1)[1]} with a decaying learning rate: Keras' update differs from "
                             "TF 1.x's when the learning rate changes")
+            if not isinstance(value, cst.Call):  # `self.lr`, the schedule itself: its value at the step
+                value = cst.Call(value, [cst.Arg(av.state.info["step"])])
             value = cst.Lambda(cst.Parameters(), value)
         elif av.graph and p.tf1 == "learning_rate" and not row.constant_lr_only:
             fed_lr, value = value, cst.Float("0.0")  # assigned in each step that updates, as TF 1.x read it
