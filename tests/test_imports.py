@@ -1,11 +1,10 @@
-"""The packages' import graph: no cycles, no private names taken from another module.
+"""The packages' imports: no private names taken from another module.
 
 Read with `ast` (nothing is imported, TensorFlow least of all). Every import counts, also one
-inside a function (a lazy import is still a dependency), except under `if TYPE_CHECKING:`.
-A private name (`_x`) is private to its module: `from m import _x` and `m._x` from another
+inside a function, except under `if TYPE_CHECKING:`. A private name (`_x`) is private to its module: `from m import _x` and `m._x` from another
 module fail; a private module (`pkg/_m.py`) is private to its package `pkg` (its subpackages
-may use it). `tests/test_import_layers.py` also counts imports under `TYPE_CHECKING` and checks
-the TF2 tier's layers.
+may use it). Import cycles (every import, `TYPE_CHECKING` ones too) and the TF2 tier's layers:
+`tests/test_import_layers.py`.
 """
 from __future__ import annotations
 
@@ -50,51 +49,7 @@ def _imports(module: str, path: Path):
                 yield node.lineno, base, alias.name, alias.asname or alias.name
 
 
-def _graph() -> dict:
-    edges = {m: set() for m in MODULES}
-    for module, path in MODULES.items():
-        for _, target, name, _ in _imports(module, path):
-            full = f"{target}.{name}" if name else target
-            hit = full if full in MODULES else target if target in MODULES else None
-            if hit and hit != module:
-                edges[module].add(hit)
-    return edges
-
-
-def _cycles(edges: dict) -> list:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                out.append(sorted(component))
-
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return out
-
-
-def test_no_import_cycles():
-    assert _cycles(_graph()) == []
+# Import cycles, counting every import: tests/test_import_layers.py.
 
 
 def _private(module: str, target: str, name) -> str | None:
@@ -134,9 +89,7 @@ def test_no_private_names_across_modules():
 
 
 def test_the_checks_find_what_they_look_for():
-    """The two checks on a made-up graph and made-up imports: a cycle, and each privacy breach."""
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert _cycles({"a": {"b"}, "b": set()}) == []
+    """The check on made-up imports: each privacy breach."""
     assert _private("tf1clip.migrate.engine", "codemods._base", "Note") == "private module codemods._base"
     assert _private("codemods.tf2.symbols", "codemods._base", "Note") is None  # a subpackage may
     assert _private("tf1clip.parity.record", "tf1clip.runner", "_print_user_traceback") == \
