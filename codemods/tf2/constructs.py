@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, placeholders, rnn, session,
-                          summaries, training, variables)
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, optimizers, placeholders, rnn,
+                          session, summaries, training, variables)
 from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
                                 TFSymbol)
 from codemods.tf2.names import short
@@ -25,6 +25,7 @@ CALLS = {
     **variables.CALLS,
     **layers.CALLS,
     **rnn.CALLS,
+    **optimizers.CALLS,
     **training.CALLS,
     **contrib_training.CALLS,
     **losses.CALLS,
@@ -43,11 +44,13 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
-CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | rnn.CREATORS | training.CREATORS | contrib_training.CREATORS
-            | summaries.CREATORS | checkpoints.CREATORS | data.CREATORS)
+CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | rnn.CREATORS
+            | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
+            | checkpoints.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,
     **rnn.METHODS,
+    **optimizers.METHODS,
     **training.METHODS,
     **session.METHODS,
     **summaries.METHODS,
@@ -59,7 +62,7 @@ METHODS = {
 REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
-    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *training.OPTIMIZERS, *losses.REDUCTIONS,
+    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *optimizers.OPTIMIZERS, *losses.REDUCTIONS,
 )}
 
 

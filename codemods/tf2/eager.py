@@ -13,7 +13,7 @@ rewrites its calls in place and changes nothing else:
   once into the script, with `tf.GradientTape`: TF 1.x's `implicit_val_and_grad` (the trainable
   variables `f` read, in creation order; the same errors when `f` returns None or reads none);
 * `tf.train.XOptimizer(...)` → its row of `optimizer_table` (arguments by
-  `training.optimizer_args`, Adam's exact twin written into the script), its arguments plain
+  `optimizers.optimizer_args`, Adam's exact twin written into the script), its arguments plain
   numbers; `opt.apply_gradients(pairs, global_step=gs)` → `opt.apply_gradients(pairs)` then
   `gs.assign_add(1)`; `minimize` / `compute_gradients` refuse;
 * every other TensorFlow call or symbol → `api_changes.to_tf2` / `reference_to_tf2`
@@ -36,7 +36,7 @@ from codemods.tf2.names import ImportTable, short, tf_expr
 from codemods.tf2.ops import SAMPLED_LOSSES, SPARSE_READS
 from codemods.tf2.optimizer_table import OPTIMIZERS, OptimizerRow
 from codemods.tf2.syntax import assignments, is_main_guard, names_of, taken_names, walk_statements
-from codemods.tf2.training import optimizer_args
+from codemods.tf2.optimizers import optimizer_args
 
 RULE = "tf2"
 TFE = "tensorflow.contrib.eager."
@@ -404,7 +404,7 @@ class EagerTranslator(cst.CSTTransformer):
 
 
 class _Site:
-    """What `training.optimizer_args` asks of a call site: its values are plain Python here."""
+    """What `optimizers.optimizer_args` asks of a call site: its values are plain Python here."""
 
     def __init__(self, tr: EagerTranslator, node: cst.Call):
         self.tr, self.node, self.ev = tr, node, self
