@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import (checkpoints, contrib_training, data, flags, keras_layers, layers, losses, ops, optimizers,
-                          placeholders, rnn, session, summaries, training, variables)
+                          placeholders, rnn, rnn_cells, session, summaries, training, variables)
 from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
                                 TFSymbol)
 from codemods.tf2.names import short
@@ -25,6 +25,7 @@ CALLS = {
     **variables.CALLS,
     **layers.CALLS,
     **keras_layers.CALLS,
+    **rnn_cells.CALLS,
     **rnn.CALLS,
     **optimizers.CALLS,
     **training.CALLS,
@@ -45,12 +46,12 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
-CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn.CREATORS
-            | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
+CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
+            | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
             | checkpoints.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,
-    **rnn.METHODS,
+    **rnn_cells.METHODS,
     **optimizers.METHODS,
     **training.METHODS,
     **session.METHODS,
