@@ -32,7 +32,7 @@ LAYERS = (
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {
         "constructs", "expressions", "steps", "inline", "classes", "helpers",
-        "interpret", "eager"}),
+        "interpret", "eager_training", "eager"}),
     ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", ""}),
 )
 
