@@ -21,7 +21,7 @@ TF2 = "codemods.tf2"
 LAYERS = (
     ("tables and utilities", {
         "_base", "names", "syntax", "emit", "call_args", "scopes", "api_spec", "api_decisions", "api_transforms",
-        "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
+        "api_names", "api_arguments", "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
         "twins", "twins.*"}),
     ("typed model", {"model", "shapes"}),
     ("analysis", {"reaching", "elements", "item_uses", "item_checks", "known_gaps", "distribute_analysis"}),
