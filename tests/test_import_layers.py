@@ -31,8 +31,8 @@ LAYERS = (
         "training", "contrib_training", "losses", "data", "summaries", "flags", "checkpoints", "ops", "session",
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {
-        "constructs", "expressions", "steps", "inline", "classes", "helpers",
-        "interpret", "eager_training", "eager"}),
+        "constructs", "expressions", "steps", "inline", "classes", "helpers", "assign_statements",
+        "compound_statements", "interpret", "eager_training", "eager"}),
     ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", ""}),
 )
 
