@@ -21,15 +21,18 @@ TF2 = "codemods.tf2"
 LAYERS = (
     ("tables and utilities", {
         "_base", "names", "syntax", "emit", "call_args", "scopes", "api_spec", "api_decisions", "api_transforms",
-        "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures", "twins", "twins.*"}),
+        "api_names", "api_arguments", "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
+        "twins", "twins.*"}),
     ("typed model", {"model", "shapes"}),
     ("analysis", {"reaching", "elements", "item_uses", "item_checks", "known_gaps", "distribute_analysis"}),
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {
-        "placeholders", "variables", "layers", "rnn", "training", "contrib_training", "losses", "data", "summaries",
-        "flags", "checkpoints", "ops", "session", "runtime_feeds", "loop_fills", "builds", "build_time",
-        "arguments"}),
-    ("interpreter", {"constructs", "expressions", "steps", "inline", "classes", "helpers", "interpret", "eager"}),
+        "placeholders", "variables", "layers", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
+        "training", "contrib_training", "losses", "data", "summaries", "flags", "checkpoints", "ops", "session",
+        "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
+    ("interpreter", {
+        "constructs", "expressions", "steps", "inline", "classes", "helpers", "assign_statements",
+        "compound_statements", "interpret", "eager_training", "eager"}),
     ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", ""}),
 )
 

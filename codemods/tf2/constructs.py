@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, layers, losses, ops, placeholders, rnn, session,
-                          summaries, training, variables)
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, keras_layers, layers, losses, ops, optimizers,
+                          placeholders, rnn, rnn_cells, session, summaries, training, variables)
 from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
                                 TFSymbol)
 from codemods.tf2.names import short
@@ -24,7 +24,10 @@ CALLS = {
     **placeholders.CALLS,
     **variables.CALLS,
     **layers.CALLS,
+    **keras_layers.CALLS,
+    **rnn_cells.CALLS,
     **rnn.CALLS,
+    **optimizers.CALLS,
     **training.CALLS,
     **contrib_training.CALLS,
     **losses.CALLS,
@@ -43,11 +46,13 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
-CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | rnn.CREATORS | training.CREATORS | contrib_training.CREATORS
-            | summaries.CREATORS | checkpoints.CREATORS | data.CREATORS)
+CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
+            | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
+            | checkpoints.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,
-    **rnn.METHODS,
+    **rnn_cells.METHODS,
+    **optimizers.METHODS,
     **training.METHODS,
     **session.METHODS,
     **summaries.METHODS,
@@ -59,7 +64,7 @@ METHODS = {
 REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
-    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *training.OPTIMIZERS, *losses.REDUCTIONS,
+    "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *optimizers.OPTIMIZERS, *losses.REDUCTIONS,
 )}
 
 
@@ -156,7 +161,7 @@ def call_state(site: "CallSite"):
     if isinstance(receiver, StateRef) and receiver.state.kind == "schedule":
         return Tensor([]), site.node
     if isinstance(receiver, StateRef) and receiver.state.kind == "layer" and receiver.state.info.get("keras"):
-        return layers.call_keras_layer(site)
+        return keras_layers.call_keras_layer(site)
     site.refuse(f"calling `{site.tr.code(site.original.func)}` ({kind_of(receiver)}) is not converted")
 
 

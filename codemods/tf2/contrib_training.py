@@ -20,7 +20,8 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2.model import Func, State, StateRef
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
-from codemods.tf2.training import Opt, loss_name, optimizer_args, optimizer_class, train, variable_list
+from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class
+from codemods.tf2.training import loss_name, train, variable_list
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite

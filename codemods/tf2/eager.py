@@ -9,13 +9,9 @@ rewrites its calls in place and changes nothing else:
   under `if __name__ == "__main__":`), or with arguments, it is a refusal;
 * `tfe.Variable` → `tf.Variable`; `tfe.Iterator(ds)` → iterating `ds`; `tfe.num_gpus()`,
   `tfe.executing_eagerly()` → their TF 2 calls;
-* `tfe.implicit_value_and_gradients(f)` / `tfe.implicit_gradients(f)` → a small helper written
-  once into the script, with `tf.GradientTape`: TF 1.x's `implicit_val_and_grad` (the trainable
-  variables `f` read, in creation order; the same errors when `f` returns None or reads none);
-* `tf.train.XOptimizer(...)` → its row of `optimizer_table` (arguments by
-  `training.optimizer_args`, Adam's exact twin written into the script), its arguments plain
-  numbers; `opt.apply_gradients(pairs, global_step=gs)` → `opt.apply_gradients(pairs)` then
-  `gs.assign_add(1)`; `minimize` / `compute_gradients` refuse;
+* `tfe.implicit_value_and_gradients(f)` / `tfe.implicit_gradients(f)`, `tf.train.XOptimizer(...)`
+  and `opt.apply_gradients(...)` → their TF 2 forms (`eager_training`); `minimize` /
+  `compute_gradients` refuse;
 * every other TensorFlow call or symbol → `api_changes.to_tf2` / `reference_to_tf2`
   (TensorFlow's upgrade spec, and tf1clip's decisions): what has no exact TF 2 form refuses.
 Every refusal is `Refuse(line, reason)`. Never imports TensorFlow.
@@ -25,18 +21,15 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-from libcst.helpers import parse_template_module
 
-from codemods.tf2 import emit, optimizer_twins
-from codemods.tf2._base import Note, Refuse, arg, walk
+from codemods.tf2 import emit
+from codemods.tf2._base import Note, Refuse
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 from codemods.tf2.api_spec import KEYWORD_RENAMES, TRANSFORMERS, WARNINGS
-from codemods.tf2.model import HOST
+from codemods.tf2.eager_training import EagerTraining
 from codemods.tf2.names import ImportTable, short, tf_expr
-from codemods.tf2.ops import SAMPLED_LOSSES, SPARSE_READS
-from codemods.tf2.optimizer_table import OPTIMIZERS, OptimizerRow
+from codemods.tf2.optimizer_table import OPTIMIZERS
 from codemods.tf2.syntax import assignments, is_main_guard, names_of, taken_names, walk_statements
-from codemods.tf2.training import optimizer_args
 
 RULE = "tf2"
 TFE = "tensorflow.contrib.eager."
@@ -50,39 +43,8 @@ SPEC_METHODS = frozenset(k[2:] for table in (KEYWORD_RENAMES, TRANSFORMERS, WARN
                          if k.startswith("*."))
 OPTIMIZER_ONLY = frozenset({"minimize", "compute_gradients"})
 
-IMPLICIT_VALUE_AND_GRADIENTS = '''
 
-def {vg}(f):
-    # TF 1.x's tfe.implicit_value_and_gradients (tensorflow/python/eager/backprop.py): f's value and the
-    # (gradient, variable) pairs of the trainable variables f read, in their creation order.
-
-    def value_and_gradients(*args, **kwargs):
-        with {tf}.GradientTape() as tape:
-            value = f(*args, **kwargs)
-        if value is None:
-            raise ValueError("Cannot differentiate a function that returns None; did you forget to return a "
-                             "value from " + f.__name__ + "?")
-        variables = tape.watched_variables()
-        if not variables:
-            raise ValueError("No trainable variables were accessed while the function was being computed.")
-        return value, list(zip(tape.gradient(value, variables), variables))
-
-    return value_and_gradients
-'''
-IMPLICIT_GRADIENTS = '''
-
-def {g}(f):
-    # TF 1.x's tfe.implicit_gradients: the (gradient, variable) pairs only.
-    value_and_gradients = {vg}(f)
-
-    def gradients(*args, **kwargs):
-        return value_and_gradients(*args, **kwargs)[1]
-
-    return gradients
-'''
-
-
-class EagerTranslator(cst.CSTTransformer):
+class EagerTranslator(EagerTraining, cst.CSTTransformer):
     """One TF 1.x eager file's translation: `run()` gives the TF 2 module, `notes` what changed."""
 
     def __init__(self, module: cst.Module, names: ImportTable):
@@ -292,17 +254,6 @@ class EagerTranslator(cst.CSTTransformer):
             return call.with_changes(func=cst.Name(name))
         self.refuse(original, f"`tfe.{member}` has no TF 2 mapping in tf1clip's eager tables")
 
-    def _gradient_helper(self, member: str) -> str:
-        """The name of the helper for `tfe.<member>`, written once into the script (with what it uses)."""
-        if member not in self.emitted:
-            holes = {"tf": cst.Name(self.alias)} if member == "implicit_value_and_gradients" else {
-                "vg": cst.Name(self._gradient_helper("implicit_value_and_gradients"))}
-            self.emitted[member] = name = self.namer.fresh(member)
-            holes["g" if member == "implicit_gradients" else "vg"] = cst.Name(name)
-            template = IMPLICIT_GRADIENTS if member == "implicit_gradients" else IMPLICIT_VALUE_AND_GRADIENTS
-            self.preamble.extend(parse_template_module(template, **holes).body)
-        return self.emitted[member]
-
     def _method(self, member: str, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         if member == "apply_gradients":
             return self._apply_gradients(original, call)
@@ -316,32 +267,6 @@ class EagerTranslator(cst.CSTTransformer):
                 self.refuse(original, exc.reason)
         return call
 
-    def _apply_gradients(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
-        """`opt.apply_gradients(pairs, global_step=gs, name=n)` → `opt.apply_gradients(pairs)`, then
-        `gs.assign_add(1)` (TF 1.x incremented the step after the update)."""
-        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in call.args) or len(positional) > 3 or keywords - {"grads_and_vars", "global_step",
-                                                                               "name"}:
-            self.refuse(original, "apply_gradients with arguments beyond (grads_and_vars, global_step, name): "
-                                  "not converted")
-        if len(positional) == 1 and not keywords - {"grads_and_vars"}:
-            return call  # Keras 3's apply_gradients(grads_and_vars): the same call
-        pairs = arg(call, 0, "grads_and_vars")
-        step = arg(call, 1, "global_step")
-        if pairs is None:
-            self.refuse(original, "apply_gradients without grads_and_vars")
-        if emit.code(original.func.value) not in self._optimizers:
-            self.refuse(original, f"`{emit.code(original.func)}(...)` with global_step or name: `"
-                                  f"{emit.code(original.func.value)}` is not assigned a tf.train optimizer in this file")
-        if step is not None and not (isinstance(step, cst.Name) and step.value == "None"):
-            if not self._statement_is(original) or len(self._statement.body) != 1:
-                self.refuse(original, "apply_gradients(..., global_step=...) whose result is used: TF 2's "
-                                      "increment is a statement of its own")
-            self._after.setdefault(id(self._statement), []).append(emit.stmt("{gs}.assign_add(1)", gs=step))
-            self.note(original, "apply_gradients(global_step=gs) → apply_gradients, then gs.assign_add(1)")
-        return call.with_changes(args=[cst.Arg(pairs)])
-
     def _statement_is(self, call: cst.Call) -> bool:
         st = self._statement
         return st is not None and any(isinstance(s, cst.Expr) and s.value is call for s in st.body)
@@ -352,65 +277,3 @@ class EagerTranslator(cst.CSTTransformer):
             blocks = [st.body.body] if isinstance(st, cst.If) and is_main_guard(st) else [[st]]
             lines |= {self.names.line(s) for block in blocks for s in block if self._is_switch(s)}
         return lines
-
-    # -- optimizers ---------------------------------------------------------------------------
-    def _optimizer(self, row: OptimizerRow, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
-        opt = row.tf1.rsplit(".", 1)[1]
-        if row.velocity_ones:
-            self.refuse(original, f"{opt} starts its mean-square slot at ones (Keras at zeros): the eager path "
-                                  "does not write that initialization")
-        if self._sparse and not (row.twin or row.tf1.endswith("GradientDescentOptimizer")):
-            self.refuse(original, f"a gradient is an IndexedSlices (a variable read by index at line {self._sparse}) "
-                                  f"and Keras 3's {row.keras.rsplit('.', 1)[-1]} updates repeated rows differently "
-                                  f"from TF 1.x's {opt}")
-        for a in call.args:
-            if not a.star and not self._number(a.value, set()) and not (a.keyword and a.keyword.value == "name"):
-                self.refuse(original, f"{opt}'s argument `{emit.code(a.value)}` is not a number literal (or a name "
-                                      "bound only to one): a Keras optimizer reads a tensor or variable once")
-        args, fixed, _ = optimizer_args(_Site(self, original), row, call)
-        cls = self.tf(row.keras)
-        if row.twin:
-            if row.keras not in self.emitted:
-                self.emitted[row.keras] = self.namer.fresh(row.keras)
-                self.preamble.extend(optimizer_twins.definitions(row.keras, self.emitted[row.keras], self.alias))
-            cls = cst.Name(self.emitted[row.keras])
-        self.note(original, f"tf.train.{opt} → {row.render()}: {row.why}"
-                  + (" (TF 1.x's defaults written out)" if fixed else ""))
-        return emit.with_args(emit.call(cls), args)
-
-    def _number(self, node, seen: set) -> bool:
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return True
-        if isinstance(node, cst.UnaryOperation):
-            return self._number(node.expression, seen)
-        if isinstance(node, cst.BinaryOperation):
-            return self._number(node.left, seen) and self._number(node.right, seen)
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False"):
-                return True
-            if node.value in seen:
-                return False
-            values = [v for st in walk_statements(self.module) for t, v in assignments(st)
-                      if isinstance(t, cst.Name) and t.value == node.value]
-            return bool(values) and all(v is not None and self._number(v, seen | {node.value}) for v in values)
-        return False
-
-    def _sparse_line(self) -> int:
-        """The first line reading a variable by index (its gradient is an IndexedSlices), else 0."""
-        for node in walk(self.module):
-            if isinstance(node, cst.Call) and self.names.qualified(node.func) in (*SPARSE_READS, *SAMPLED_LOSSES):
-                return self.names.line(node)
-        return 0
-
-
-class _Site:
-    """What `training.optimizer_args` asks of a call site: its values are plain Python here."""
-
-    def __init__(self, tr: EagerTranslator, node: cst.Call):
-        self.tr, self.node, self.ev = tr, node, self
-
-    def value_of(self, node):
-        return HOST
-
-    def refuse(self, reason: str):
-        self.tr.refuse(self.node, reason)

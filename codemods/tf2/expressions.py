@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import constructs, elements, flags, rnn, session
+from codemods.tf2 import constructs, elements, flags, rnn_cells, session
 from codemods.tf2.call_site import CallSite
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor,
                                  TFSymbol, holds_tf)
@@ -143,7 +143,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             loops.append((for_in.target, for_in.iter))
             for_in = for_in.inner_for_in
         items = self.close_loop(original, loops)
-        made = rnn.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
+        made = rnn_cells.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
         if self._any_graph(updated):

@@ -53,7 +53,7 @@ def _dense_shape(s, a):
     return None if s is None else s[:-1] + [a.get("units") if a.get("units") is not None else a.get("num_outputs")]
 
 
-def _conv_shape(s, a):
+def conv_shape(s, a):
     if s is None or len(s) != 4:
         return None
     k = shp.pair(a.get("kernel_size"), 1)
@@ -87,13 +87,13 @@ LAYERS = [
               Arg("strides", 3, "strides"), Arg("padding", 4, "padding"),
               Arg("data_format", 5, None, "'channels_last'"), Arg("dilation_rate", 6, None, "(1, 1)"),
               Arg("activation", 7, "activation"), Arg("use_bias", 8, "use_bias"), *_INIT),
-             ("kernel", "bias"), ("kernel", "bias"), lambda s, a: _conv_shape(s, {**a, "_padding": "VALID"})),
+             ("kernel", "bias"), ("kernel", "bias"), lambda s, a: conv_shape(s, {**a, "_padding": "VALID"})),
     LayerRow(("slim.conv2d", "slim.layers.conv2d", "tensorflow.contrib.layers.conv2d"),
              "tensorflow.keras.layers.Conv2D", "Conv",
              (Arg("inputs", 0, None), Arg("num_outputs", 1, "filters"), Arg("kernel_size", 2, "kernel_size"),
               Arg("stride", 3, "strides"), Arg("padding", 4, "padding"), Arg("activation_fn", None, "activation"),
               *_SLIM),
-             ("weights", "biases"), ("kernel", "bias"), lambda s, a: _conv_shape(s, {**a, "_padding": "SAME"}),
+             ("weights", "biases"), ("kernel", "bias"), lambda s, a: conv_shape(s, {**a, "_padding": "SAME"}),
              (*_RELU, ("padding", "padding", "'same'")), "slim's conv2d pads SAME and applies relu by default"),
 ]
 BY_NAME = {n: row for row in LAYERS for n in row.names}
@@ -199,7 +199,7 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
                              for d in [None] * (len(shape) - 1) + [shape[-1]]])
     build = emit.stmt("{layer}.build({shape})", layer=name, shape=build_shape)
     first = emit.with_comment(emit.assign(name, ctor), row.why if defaulted else None)
-    state = State("layer", name, tf1, tr.line, trainable=not _false(given.get("trainable")),
+    state = State("layer", name, tf1, tr.line, trainable=not is_false(given.get("trainable")),
                   variables=emit.expr("{layer}.trainable_variables", layer=name))
     state.info["row"] = row
     state.info["vars"] = [(f"{tf1}/{v}", emit.expr("{layer}." + k, layer=name))
@@ -213,7 +213,7 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
     return state
 
 
-def _false(node) -> bool:
+def is_false(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
 
 
@@ -326,69 +326,6 @@ def _paren(node):
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-# -- Keras layer objects in TF 1.x graph code --------------------------------------------------------------
-KERAS_LAYERS = {  # tf.keras class → (TF 1.x base name, variables, output shape from (input shape, ctor args))
-    "Dense": ("dense", ("kernel", "bias"), lambda s, a: None if s is None else s[:-1] + [a.get(0, a.get("units"))]),
-    "Embedding": ("embedding", ("embeddings",), lambda s, a: None if s is None else s + [a.get(1, a.get("output_dim"))]),
-    "Conv2D": ("conv2d", ("kernel", "bias"), lambda s, a: _conv_shape(s, {
-        "filters": a.get(0, a.get("filters")), "kernel_size": a.get(1, a.get("kernel_size")),
-        "strides": a.get(2, a.get("strides")), "padding": a.get(3, a.get("padding")), "_padding": "VALID"})),
-}
-
-
-def keras_layer(site: "CallSite"):
-    """`tf.keras.layers.Dense(...)`: a Keras layer object, created here, built at its first call
-    (where TF 1.x created its variables)."""
-    tr = site.tr
-    cls = site.qname.rsplit(".", 1)[1]
-    if cls not in KERAS_LAYERS or site.starred():
-        site.refuse(f"`tf.keras.layers.{cls}` in graph code is not in tf1clip's table")
-    base, variables, rule = KERAS_LAYERS[cls]
-    given = {}
-    for i, a in enumerate(site.node.args):
-        given[a.keyword.value if a.keyword is not None else i] = a.value
-    name_node = given.get("name")
-    name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else None
-    if name_node is not None and name is None:
-        site.refuse("a Keras layer with a name that is not a string literal is not converted")
-    tf1 = tr.scopes.layer_name(base, name)
-    top = site.ev.top
-    if site.target is not None:
-        py = site.target
-    elif isinstance(top, cst.Call) and top.func is site.original and site.ev.target and "/" not in tf1:
-        py = tr.namer.fresh(f"{site.ev.target}_layer")  # `hidden = tf.keras.layers.Dense(16)(x)`
-    else:
-        py = tr.namer.fresh(tf1.replace("/", "_"))
-    state = State("layer", py, tf1, tr.line, trainable=not _false(given.get("trainable")),
-                  variables=emit.expr("{layer}.trainable_variables", layer=py))
-    state.info.update(keras=cls, rule=rule, args=given, built=False,
-                      vars=[(f"{tf1}/{v}", emit.expr("{layer}." + v, layer=py)) for v in variables])
-    node = site.node.with_changes(func=tr.tf(site.qname))
-    tr.add_state(state, [emit.assign(py, node)])
-    return StateRef(state), cst.Name(py)
-
-
-def call_keras_layer(site: "CallSite"):
-    state = site.receiver.state
-    tr = site.tr
-    if len(site.node.args) != 1 or site.node.args[0].keyword is not None:
-        site.refuse("a Keras layer called with more than its input is not converted")
-    inputs = site.node.args[0].value
-    shape = shp.of(site.ev.value_of(inputs))
-    if not state.info["built"]:
-        if shape is None or shape[-1] is None:
-            site.refuse(f"the input of Keras layer `{state.name}` has no known static width: it could not be built "
-                        "where TF 1.x created its variables")
-        dims = [None] * (len(shape) - 1) + [shape[-1]]
-        if state.info["keras"] == "Embedding":
-            dims = [None] * len(shape)
-        tr.pending.append(emit.stmt("{layer}.build({shape})", layer=state.expr(),
-                                    shape=cst.Tuple([cst.Element(d if d is not None else cst.Name("None"))
-                                                     for d in dims])))
-        state.info["built"] = True
-    return Tensor(state.info["rule"](shape, state.info["args"])), site.node
-
-
 FLATTEN = ("tensorflow.layers.flatten", "tensorflow.contrib.layers.flatten", "slim.flatten", "slim.layers.flatten")
 DROPOUT = ("tensorflow.layers.dropout", "slim.dropout", "tensorflow.contrib.layers.dropout")
 
@@ -397,7 +334,6 @@ CALLS = {
     **{n: pool for n in POOLS},
     **{n: flatten for n in FLATTEN},
     **{n: dropout for n in DROPOUT},
-    **{f"tensorflow.keras.layers.{c}": keras_layer for c in KERAS_LAYERS},
 }
-CREATORS = set(BY_NAME) | {f"tensorflow.keras.layers.{c}" for c in KERAS_LAYERS}
+CREATORS = set(BY_NAME)
 __all__ = ["CALLS", "CREATORS", "LAYERS", "Other", "StateRef"]

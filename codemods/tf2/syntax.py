@@ -196,6 +196,11 @@ def is_main_guard(st: cst.If) -> bool:
         "'__main__'" in sides or '"__main__"' in sides)
 
 
+def comments_of(lines) -> list:
+    """The comment lines of a statement's leading lines (its blank lines left out)."""
+    return [line for line in lines if line.comment is not None]
+
+
 def root_name(target) -> Optional[str]:
     """`a` of `a.b.c` / `a[0].b` (None for anything else)."""
     while isinstance(target, (cst.Attribute, cst.Subscript)):
