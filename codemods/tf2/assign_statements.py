@@ -72,13 +72,7 @@ class AssignStatements:
         if session.is_run(self, small.value):
             out.extend(session.assign_run(self, st, small))
             return
-        func = self.functions.inlined(small.value)
-        if func is not None:
-            self.block(self.functions.inline(st, func, small.value, target), out, region=False)
-            return
-        method = self.classes.inlined(small.value)
-        if method is not None:
-            self.block(inline_call(self, st, *method, target), out, region=False)
+        if self.inlined_call(st, small.value, target, out):
             return
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
                 isinstance(self.env.get(target.value.value), Instance):
@@ -101,6 +95,19 @@ class AssignStatements:
             target = cst.Name(grads)
             av = Tensor(single=False)
         self.place(st, small.with_changes(value=value), target, av, ev, out)
+
+    def inlined_call(self, st, value: cst.BaseExpression, target, out: list) -> bool:
+        """A call of a module helper or a model method that makes state: its body read in place (into
+        `out`, binding `target` if given); False when `value` is no such call."""
+        func = self.functions.inlined(value)
+        if func is not None:
+            self.block(self.functions.inline(st, func, value, target), out, region=False)
+            return True
+        method = self.classes.inlined(value)
+        if method is not None:
+            self.block(inline_call(self, st, *method, target), out, region=False)
+            return True
+        return False
 
     def place(self, st, small, target, av: AV, ev: Evaluator, out: list) -> None:
         """Put an evaluated assignment where its kind says: state in place, a value in the steps."""

@@ -25,7 +25,6 @@ from codemods.tf2.assign_statements import AssignStatements
 from codemods.tf2.compound_statements import CompoundStatements
 from codemods.tf2.emit import add_preamble, code
 from codemods.tf2.expressions import Evaluator
-from codemods.tf2.inline import inline_call
 from codemods.tf2.model import Op, Other
 from codemods.tf2.names import ImportTable
 from codemods.tf2.program import Program
@@ -194,13 +193,7 @@ class Translator(AssignStatements, CompoundStatements, Program):
         if session.is_run(self, small.value):
             out.extend(session.expression_run(self, st, small))
             return
-        func = self.functions.inlined(small.value)
-        if func is not None:
-            self.block(self.functions.inline(st, func, small.value, None), out, region=False)
-            return
-        method = self.classes.inlined(small.value)
-        if method is not None:
-            self.block(inline_call(self, st, *method, None), out, region=False)
+        if self.inlined_call(st, small.value, None, out):
             return
         ev = Evaluator(self, self.env)
         av, value = ev.evaluate(small.value)

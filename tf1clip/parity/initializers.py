@@ -287,13 +287,14 @@ def _draw(kind, signature, args, kwargs, shape, dtype):
 # ---- hooks ------------------------------------------------------------------------------------
 def install(draws: Draws) -> None:
     """Tag what the random ops and initializers return, for `draws`. Adds no graph ops."""
+    wrappers = {}
     for module_name, functions in _RAW.items():
         module = sys.modules.get(module_name) or __import__(module_name, fromlist=["_"])
         for name, kind in functions.items():
             original = getattr(module, name)
-            if getattr(original, "_tf1clip_draws", False):
-                continue
-            _rebind(original, _raw_wrapper(draws, original, kind))
+            if not getattr(original, "_tf1clip_draws", False):
+                wrappers[id(original)] = (original, _raw_wrapper(draws, original, kind))
+    _rebind(wrappers)
     from tensorflow.python.ops import stateful_random_ops
 
     for name, kind in _GENERATOR.items():
@@ -319,9 +320,10 @@ def _raw_wrapper(draws, original, kind):
     return draw
 
 
-def _rebind(original, wrapper) -> None:
-    """Every name bound to `original` in TensorFlow's, Keras' and tf1clip's loaded modules now
-    names `wrapper` (tf.random.normal, tf.compat.v1.random_normal, ... are the same function)."""
+def _rebind(wrappers: dict) -> None:
+    """Every name bound to an original of `wrappers` (id -> (original, wrapper)) in TensorFlow's,
+    Keras' and tf1clip's loaded modules now names its wrapper (tf.random.normal,
+    tf.compat.v1.random_normal, ... are the same function); one walk over the modules for all."""
     for name, module in list(sys.modules.items()):
         if module is None or not name.startswith(_PATCHED):
             continue
@@ -330,8 +332,9 @@ def _rebind(original, wrapper) -> None:
         except TypeError:
             continue
         for attr, value in attributes:
-            if value is original:
-                setattr(module, attr, wrapper)
+            pair = wrappers.get(id(value))
+            if pair is not None and pair[0] is value:
+                setattr(module, attr, pair[1])
 
 
 def _wrap_initializers(draws, module) -> None:
