@@ -345,8 +345,9 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
     scope = defs.scope_at(trace_line)
     free = free_names(definition)
     functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
+    reads: dict = {}  # function name -> the names it reads, computed once for all the comps
     for comp in comps:
-        read = through_functions(free & _loaded(comp.body), functions)
+        read = through_functions(free & _loaded(comp.body), functions, reads)
         if not read:
             continue
         at = [line for line in comp.at if line in scope.before and defs.scope_at(line) is scope]
@@ -373,17 +374,18 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
                           f"{trace_line}) would read the later binding", later[0])
 
 
-def through_functions(names: set, functions: dict) -> set:
-    """`names` and the module globals read by the module's functions among them, transitively: a step
-    that calls `inference(x)` reads, when it is traced, every global `inference` reads (`keep_prob`),
-    where TF 1.x read them when it built the graph."""
+def through_functions(names: set, functions: dict, reads: dict) -> set:
+    """`names` and, transitively, the globals the module's functions among them read (`reads` caches
+    each function's): a step calling `inference(x)` reads `inference`'s `keep_prob` when traced."""
     out, stack, seen = set(names), [n for n in names if n in functions], set()
     while stack:
         name = stack.pop()
         if name in seen:
             continue
         seen.add(name)
-        for read in free_names(functions[name]):
+        if name not in reads:
+            reads[name] = free_names(functions[name])
+        for read in reads[name]:
             out.add(read)
             if read in functions:
                 stack.append(read)
