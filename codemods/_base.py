@@ -13,6 +13,8 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from codemods.children import children
+
 NOTES_KEY = "tf1clip.notes"
 
 # Packages whose import also imports TensorFlow: the legacy-Keras switch goes before them.
@@ -113,7 +115,7 @@ def imports_any(stmt: cst.CSTNode, packages: Iterable[str]) -> bool:
 
 def _walk(node: cst.CSTNode):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

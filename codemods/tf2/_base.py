@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import libcst as cst
+
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from codemods._base import Note, dotted_name, walk  # noqa: F401 - re-exported for the steps
 from codemods._base import imported_qualified_names
+from codemods.children import children
 
 # Canonical prefixes: every spelling of a TF 1.x name resolves to one key of the tables.
 _CANONICAL = (
@@ -59,13 +61,13 @@ class Names:
     """
 
     def __init__(self, module: cst.Module):
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.module = wrapper.module
+        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.module = self._wrapper.module
         # Qualified names asked of the scope analysis for the nodes the steps look at
         # (`imported_qualified_names`), not QualifiedNameProvider's value for every node.
-        self._scopes = wrapper.resolve(ScopeProvider)
+        self.scopes = self._wrapper.resolve(ScopeProvider)
         self._q: dict = {}
-        self._pos = wrapper.resolve(PositionProvider)
+        self._pos = None  # positions are resolved when a line is first asked for (a refusal)
 
     def of(self, node: Optional[cst.CSTNode]) -> Optional[str]:
         """The canonical imported name of a Name/Attribute (or a Call's func), else None."""
@@ -80,7 +82,7 @@ class Names:
         """The imported qualified names of `node`, as libcst gives them (not canonical)."""
         found = self._q.get(node)
         if found is None:
-            found = self._q[node] = imported_qualified_names(self._scopes.get(node), node)
+            found = self._q[node] = imported_qualified_names(self.scopes.get(node), node)
         return set(found)
 
     def is_(self, node: Optional[cst.CSTNode], *names: str) -> bool:
@@ -92,6 +94,8 @@ class Names:
         return q is not None and any(q == p or q.startswith(p + ".") for p in prefixes)
 
     def line(self, node: cst.CSTNode) -> int:
+        if self._pos is None:
+            self._pos = self._wrapper.resolve(PositionProvider)
         pos = self._pos.get(node)
         if callable(pos):
             pos = pos()
@@ -140,7 +144,7 @@ def names_in(node: cst.CSTNode) -> set[str]:
         if isinstance(n, cst.Arg):
             visit(n.value)  # the keyword is not a use
             return
-        for child in n.children:
+        for child in children(n):
             visit(child)
 
     visit(node)

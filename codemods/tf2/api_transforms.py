@@ -14,6 +14,7 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2.call_args import keyword_arg, with_commas
 
 
@@ -105,7 +106,7 @@ def stop_gradient_labels(name: str, call: cst.Call, alias: str) -> tuple[Optiona
 
 def _walk(node: cst.CSTNode):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2.model import HOST, Instance
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _assignments(module: cst.Module, attr: str) -> list:
         if any(isinstance(e, cst.Attribute) and e.attr.value == attr for t in targets for e in _walk(t)):
             found.append((node, branches, straight))
         inner = straight and isinstance(node, cst.SimpleStatementLine)
-        for child in node.children:
+        for child in children(node):
             visit(child, branches, inner)
 
     visit(module, {}, False)
@@ -111,7 +112,7 @@ class _Literal(cst.CSTTransformer):
 
 def _walk(node):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

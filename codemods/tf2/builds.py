@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemods.children import children
+
 if TYPE_CHECKING:
     from codemods.tf2.program import Program
 
 
 def _walk(node):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2 import arguments, build_time, emit
 from codemods.tf2.inline import Rename
 from codemods.tf2.interfaces import MethodFrame
@@ -365,7 +366,7 @@ def _reads_graph_attr(node, frame: MethodFrame) -> bool:
 
 def _walk(node):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 

@@ -20,6 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2.syntax import target_names
 from codemods.tf2.model import AV, Element, exact_names, holds_tf
 
@@ -49,7 +50,7 @@ def param_reads(fn) -> dict:
     stack = [fn.body]
     while stack:
         n = stack.pop()
-        stack.extend(n.children)
+        stack.extend(children(n))
         if isinstance(n, cst.Attribute) and n.attr.value in TF1_ONLY and isinstance(n.value, cst.Name) \
                 and n.value.value in params:
             out.setdefault(n.value.value, attribute_reason(f"{n.value.value}.{n.attr.value}"))

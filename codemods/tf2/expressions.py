@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import constructs, elements, flags, rnn_cells, session
 from codemods.tf2.call_site import CallSite
@@ -266,7 +267,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
     # -- everything else: a graph value if any part is one ------------------------------------------
     def _any_graph(self, node: cst.CSTNode) -> bool:
-        return any(self.value_of(c).graph for c in node.children)
+        return any(self.value_of(c).graph for c in children(node))
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         base = self.value_of(updated.value)

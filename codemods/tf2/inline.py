@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.emit import code
 from codemods.tf2.syntax import bound_names, function_locals, names_of
@@ -193,5 +194,5 @@ def _assigned(body) -> set:
 
 def _walk_all(node):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk_all(child)

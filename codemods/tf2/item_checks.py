@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2 import elements, item_uses
 from codemods.tf2.syntax import changed_names, function_locals, name_counts, target_names
 from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol,
@@ -57,7 +58,7 @@ class ItemChecks:
         if isinstance(node, cst.Call) and not passing or isinstance(
                 node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Lambda)):
             return
-        for child in node.children:
+        for child in children(node):
             yield from self._given(child)
 
     def tf_callable(self, func: cst.BaseExpression) -> bool:

@@ -26,6 +26,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2.elements import attribute_reason, comparison_reason
 from codemods.tf2.emit import code
 from codemods.tf2.syntax import MUTATORS, target_names
@@ -90,7 +91,7 @@ def _parents(scope) -> tuple:
     parents, skip, stack = {}, set(), [scope]
     while stack:
         node = stack.pop()
-        for child in node.children:
+        for child in children(node):
             parents[id(child)] = node
             stack.append(child)
         if isinstance(node, cst.Attribute):
@@ -112,7 +113,7 @@ def _uses(scope, names: set, skip: set) -> list:
         node = stack.pop()
         if isinstance(node, cst.Name) and node.value in names and id(node) not in skip:
             out.append(node)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return out
 
 

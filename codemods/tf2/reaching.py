@@ -26,6 +26,8 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
+from codemods.children import children
+
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -285,7 +287,7 @@ def _declares_global(node, name: str) -> bool:
 
 def _walk(node):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 
@@ -311,7 +313,7 @@ def read_names(node) -> set:
         elif isinstance(n, cst.Arg):
             stack.append(n.value)
         else:
-            stack.extend(n.children)
+            stack.extend(children(n))
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.children import children
 from codemods.tf2._base import NameTransformer, code
 
 
@@ -21,7 +22,7 @@ def _walk(node):
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed(n.children))
+        stack.extend(reversed(children(n)))
 
 
 def walk_nodes(node):
@@ -47,7 +48,7 @@ def name_counts(node) -> dict:
         elif isinstance(n, cst.Arg):
             stack.append(n.value)  # nor is a keyword
         else:
-            stack.extend(n.children)
+            stack.extend(children(n))
     return out
 
 
