@@ -41,6 +41,21 @@ def canonical(qname: str) -> str:
     return qname
 
 
+def unbound_names(scopes) -> dict:
+    """Names read where nothing binds them → the node of their first such read (`scopes`: libcst's
+    ScopeProvider values for a module)."""
+    out: dict = {}
+    seen = set()
+    for scope in scopes.values():
+        if scope is None or id(scope) in seen:
+            continue
+        seen.add(id(scope))
+        for access in scope.accesses:
+            if not access.referents and isinstance(access.node, cst.Name):
+                out.setdefault(access.node.value, access.node)
+    return out
+
+
 def short(qname: str) -> str:
     """`tensorflow.nn.dropout` → `tf.nn.dropout`, as messages and the upgrade spec spell it."""
     return "tf." + qname[len("tensorflow."):] if qname.startswith("tensorflow.") else qname
@@ -53,6 +68,7 @@ class ImportTable:
     bindings: dict = field(default_factory=dict)   # local name -> dotted module/symbol
     tf_alias: Optional[str] = None                 # the module's name for `tensorflow`, if any
     positions: dict = field(default_factory=dict)  # original node -> 1-based line
+    unbound: frozenset = frozenset()               # names the module reads where nothing binds them
 
     @classmethod
     def read(cls, module: cst.Module) -> tuple["ImportTable", cst.Module]:
@@ -68,6 +84,7 @@ class ImportTable:
             for small in st.body:
                 table._add_import(small)
         table._check_not_shadowed(module, scopes)
+        table.unbound = frozenset(unbound_names(scopes))
         return table, module
 
     def _add_import(self, small) -> None:

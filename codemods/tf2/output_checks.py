@@ -18,9 +18,12 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.children import children
 from codemods.tf2._base import Names, Refuse, code, walk
+from codemods.tf2.names import unbound_names
 
 RULE = "output_checks"
 DESCRIPTION = "Refuse a TF2 program with an unbound name, state created per step, or a stale module-level value."
@@ -59,33 +62,18 @@ def _steps(names: Names) -> list:
     return out
 
 
-def _unbound(module: cst.Module) -> dict:
-    """Names read where nothing binds them → the node of their first such read."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider)
-    out: dict = {}
-    seen = set()
-    for scope in scopes.values():
-        if scope is None or id(scope) in seen:
-            continue
-        seen.add(id(scope))
-        for access in scope.accesses:
-            if not access.referents and isinstance(access.node, cst.Name):
-                out.setdefault(access.node.value, access.node)
-    return out
-
-
 def _has_star_import(module: cst.Module) -> bool:
     return any(isinstance(n, cst.ImportFrom) and isinstance(n.names, cst.ImportStar) for n in walk(module))
 
 
-def check_unbound(module: cst.Module, names: Names, source: Optional[cst.Module]) -> None:
-    """A name read but bound nowhere, which the input did bind (`source`: the input, when known)."""
+def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset()) -> None:
+    """A name read but bound nowhere, which the input did bind (`source`: the input, when known;
+    `unbound_before`: the names the input itself reads unbound, which are not blamed)."""
+    module = names.module
     if _has_star_import(module):
         return
-    before = set(_unbound(source)) if source is not None else set()
-    for name, node in _unbound(module).items():
-        if name in before or name in ("__file__", "__builtins__"):
+    for name, node in unbound_names(names.scopes).items():
+        if name in unbound_before or name in ("__file__", "__builtins__"):
             continue
         bound_at = _binding_line(source, name) if source is not None else 0
         refusal = Refuse(bound_at or names.line(node),
@@ -139,7 +127,7 @@ def _walk_eager(node: cst.CSTNode):
     yield node
     if isinstance(node, cst.Lambda):
         return
-    for child in node.children:
+    for child in children(node):
         yield from _walk_eager(child)
 
 
@@ -155,7 +143,7 @@ def _computes(names: Names, node: cst.BaseExpression, state: set) -> bool:
     """Does evaluating `node` compute a tensor from the current value of some state (eagerly)?"""
     for n in _walk_eager(node):
         if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)) and not _list_concat(n) \
-                and any(_reads(c, state) for c in n.children):
+                and any(_reads(c, state) for c in children(n)):
             return True
         if isinstance(n, cst.Subscript) and _reads(n.value, state):
             return True
@@ -216,13 +204,12 @@ def _bound_in(fn: cst.FunctionDef) -> set:
     return out
 
 
-# The driver hands this step the input module too (names the input itself left unbound are not blamed).
-NEEDS_SOURCE = True
-
-
-def transform(module: cst.Module, source: Optional[cst.Module] = None) -> tuple[cst.Module, list]:
+def transform(module: cst.Module, source: Optional[cst.Module] = None,
+              unbound_before: frozenset = frozenset()) -> tuple[cst.Module, list]:
+    """Check the TF2 program `module`; the driver hands it the input too (`source`, for the line
+    of a binding the rewrite removed) and the names the input reads unbound (`unbound_before`)."""
     names = Names(module)
     check_state_in_steps(names)
     check_stale_values(names)
-    check_unbound(names.module, names, source)
+    check_unbound(names, source, unbound_before)
     return names.module, []

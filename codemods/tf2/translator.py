@@ -46,7 +46,7 @@ def translate(text: str, filename: str = "<string>") -> Result:
         translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
         out = translator.run()
         out = fix_imports(out, names)
-        out, _ = output_checks.transform(out, module)  # every name bound, no state made per step
+        out, _ = output_checks.transform(out, module, names.unbound)  # every name bound, no state made per step
         code = out.code
         left = names.usage(out)
         if left.tf1:
