@@ -102,9 +102,9 @@ class Translator(AssignStatements, CompoundStatements, Program):
                 self.new_steps = []
                 if first is not None and first.leading_lines:  # its comments stay with it, after the defs
                     comments = [line for line in first.leading_lines if line.comment is not None]
-                    out[mark] = first.with_changes(leading_lines=[*emit.blank_lines(), *comments])
+                    self.relead(out, mark, [*emit.blank_lines(), *comments])
                 elif first is not None:
-                    out[mark] = first.with_changes(leading_lines=emit.blank_lines())
+                    self.relead(out, mark, emit.blank_lines())
                 out[mark:mark] = defs
             self.carry_blank_lines(st, out, mark)
             self.line = before
@@ -120,8 +120,18 @@ class Translator(AssignStatements, CompoundStatements, Program):
             first = out[mark]
             own = list(getattr(first, "leading_lines", ()))
             if hasattr(first, "leading_lines") and not (own and own[0].comment is None):
-                out[mark] = first.with_changes(leading_lines=[*self.carry, *own])
+                self.relead(out, mark, [*self.carry, *own])
             self.carry = []
+
+    def relead(self, out: list, index: int, lines: list) -> None:
+        """New leading lines for the statement kept at `out[index]`. A helper's or a class's definition
+        stays the one recorded as it (what `finish` rewrites, keeps or removes is that statement)."""
+        old = out[index]
+        out[index] = new = old.with_changes(leading_lines=lines)
+        name = old.name.value if isinstance(old, (cst.FunctionDef, cst.ClassDef)) else None
+        for defs in (self.functions.defs, self.classes.defs):
+            if name is not None and defs.get(name) is old:
+                defs[name] = new
 
     def statement(self, st: cst.CSTNode, out: list, region: bool) -> None:
         before = dict(self.fresh)
