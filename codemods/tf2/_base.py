@@ -60,7 +60,11 @@ class Names:
     resolve to the same canonical name (`tensorflow.train.AdamOptimizer`).
     """
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, table=None):
+        """`table`: the translator's import table (`names.ImportTable`); when given, a name means
+        what it says (imports and aliases), so the checks of the output read names as the
+        translator did."""
+        self._table = table
         self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = self._wrapper.module
         # Qualified names asked of the scope analysis for the nodes the steps look at
@@ -75,6 +79,8 @@ class Names:
             return None
         if isinstance(node, cst.Call):
             node = node.func
+        if self._table is not None:
+            return self._table.qualified(node)
         found = {canonical(q) for q in self.raw(node)}
         return next(iter(found)) if len(found) == 1 else None
 

@@ -359,3 +359,16 @@ def _operand_shape(av: AV, node) -> Optional[list]:
         return []
     return _shape(av)
 
+
+
+def without_tf2_spelling(qname: str) -> bool:
+    """A TensorFlow symbol referred to, not called, that has no TF 2 spelling (`tf.layers.dense`):
+    `dense = tf.layers.dense` binds it as written (`interpret`), what its calls become is decided
+    at each call."""
+    if qname in constructs.REFERENCES or flags.is_flags(qname):
+        return False
+    try:
+        reference_to_tf2(short(qname))
+    except NoTF2Mapping:
+        return True
+    return False

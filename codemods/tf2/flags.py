@@ -16,11 +16,12 @@ import libcst as cst
 from codemods.absl_flags import ABSL_LOGGING_FLAGS, guard
 from codemods.tf2 import emit
 from codemods.tf2.model import HOST, Func, Other
+from codemods.tf2.names import FLAG_MODULES
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite, Evaluation
 
-PREFIXES = ("tensorflow.app.flags", "tensorflow.flags")
+PREFIXES = FLAG_MODULES
 KEYWORDS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
 
 

@@ -24,9 +24,9 @@ from codemods.tf2 import emit
 from codemods.tf2.assign_statements import AssignStatements
 from codemods.tf2.compound_statements import CompoundStatements
 from codemods.tf2.emit import add_preamble, code
-from codemods.tf2.expressions import Evaluator
-from codemods.tf2.model import Op, Other
-from codemods.tf2.names import ImportTable
+from codemods.tf2.expressions import Evaluator, without_tf2_spelling
+from codemods.tf2.model import Op, Other, TFSymbol
+from codemods.tf2.names import ImportTable, canonical
 from codemods.tf2.program import Program
 from codemods.tf2.syntax import is_main_guard, names_of
 
@@ -171,6 +171,14 @@ class Translator(AssignStatements, CompoundStatements, Program):
             return
         small = st.body[0]
         if isinstance(small, (cst.Import, cst.ImportFrom)):
+            out.append(st)
+            return
+        assigned = self.names.symbol_assigned(small)
+        if assigned is not None and self.names.aliases.get(assigned[0]) is small \
+                and without_tf2_spelling(canonical(assigned[1])):
+            # the alias `dense = tf.layers.dense`: the name denotes the symbol everywhere, and the statement
+            # is kept as written (the output drops it where nothing reads the name any more)
+            self.bind(small.targets[0].target, TFSymbol(canonical(assigned[1])))
             out.append(st)
             return
         if isinstance(small, cst.Assign):

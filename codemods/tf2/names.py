@@ -26,6 +26,7 @@ _CANONICAL = (
     ("tf_slim.", "slim."),
 )
 TF_PACKAGES = ("tensorflow", "tf_slim")
+FLAG_MODULES = ("tensorflow.app.flags", "tensorflow.flags")
 # TF 1.x's private spellings of public symbols (the same function object)
 _SYMBOLS = {"tensorflow.python.framework.ops.reset_default_graph": "tensorflow.reset_default_graph"}
 
@@ -63,9 +64,15 @@ def short(qname: str) -> str:
 
 @dataclass
 class ImportTable:
-    """Names bound by imports at module level → what they import; and the positions of nodes."""
+    """Names bound by imports at module level → what they import; and the positions of nodes.
+
+    A module-level name assigned a TensorFlow name (`T = tf`, `opt_cls = tf.train.AdamOptimizer`)
+    and bound nowhere else in the file (no other assignment in any scope, no `global` rebinding) is
+    an alias: it denotes that symbol everywhere, as an import would (`aliases`: name → the
+    statement; the output drops it when nothing reads the name any more)."""
 
     bindings: dict = field(default_factory=dict)   # local name -> dotted module/symbol
+    aliases: dict = field(default_factory=dict)    # alias name -> its `name = tf.X` statement
     tf_alias: Optional[str] = None                 # the module's name for `tensorflow`, if any
     positions: dict = field(default_factory=dict)  # original node -> 1-based line
     unbound: frozenset = frozenset()               # names the module reads where nothing binds them
@@ -83,6 +90,7 @@ class ImportTable:
                 continue
             for small in st.body:
                 table._add_import(small)
+                table._add_alias(small, scopes)
         table._check_not_shadowed(module, scopes)
         table.unbound = frozenset(unbound_names(scopes))
         return table, module
@@ -112,8 +120,40 @@ class ImportTable:
                 if self.bindings[local] == "tensorflow.compat.v1" and self.tf_alias is None:
                     self.tf_alias = local  # `from tensorflow.compat import v1 as tf`: becomes TF 2's
 
+    def symbol_assigned(self, small) -> Optional[tuple]:
+        """(name, dotted symbol as imported) when `small` is `name = tf.X` (a TensorFlow name
+        referred to, not called: `T = tf`, `opt_cls = tf.train.AdamOptimizer`), else None."""
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, (cst.Name, cst.Attribute))):
+            return None
+        raw = self.raw(small.value)
+        if raw is None or raw.split(".")[0] not in TF_PACKAGES:
+            return None
+        return small.targets[0].target.value, raw
+
+    def _add_alias(self, small, scopes) -> None:
+        """`name = tf.X` at module level, where `name` has no other binding anywhere."""
+        assigned = self.symbol_assigned(small)
+        if assigned is None or assigned[0] in self.bindings or canonical(assigned[1]).startswith(FLAG_MODULES):
+            return  # (the flags, `FLAGS = tf.app.flags.FLAGS`, are the script's state: set and changed by it)
+        target, raw = small.targets[0].target, assigned[1]
+        for scope in {s for s in scopes.values() if s is not None}:
+            if target.value in scope and any(getattr(a, "node", None) is not target for a in scope[target.value]):
+                return  # bound again somewhere: its meaning depends on the place, it stays a value
+        self.bindings[target.value] = raw
+        self.aliases[target.value] = small
+
+    def keeping_aliases(self, kept: set) -> "ImportTable":
+        """This table for a program that still assigns only the aliases `kept` as the input did (the
+        output of a translation: an alias it dropped or bound to something else denotes nothing there)."""
+        gone = set(self.aliases) - set(kept)
+        return ImportTable(bindings={k: v for k, v in self.bindings.items() if k not in gone},
+                           aliases={k: v for k, v in self.aliases.items() if k not in gone},
+                           tf_alias=self.tf_alias, positions=self.positions, unbound=self.unbound)
+
     def _check_not_shadowed(self, module: cst.Module, scopes) -> None:
-        tf_names = {k for k, v in self.bindings.items() if v.split(".")[0] in TF_PACKAGES}
+        tf_names = {k for k, v in self.bindings.items() if v.split(".")[0] in TF_PACKAGES and k not in self.aliases}
         for scope in {s for s in scopes.values() if s is not None}:
             for name in tf_names:
                 if name not in scope:

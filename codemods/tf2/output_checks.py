@@ -204,11 +204,12 @@ def _bound_in(fn: cst.FunctionDef) -> set:
     return out
 
 
-def transform(module: cst.Module, source: Optional[cst.Module] = None,
-              unbound_before: frozenset = frozenset()) -> tuple[cst.Module, list]:
-    """Check the TF2 program `module`; the driver hands it the input too (`source`, for the line
-    of a binding the rewrite removed) and the names the input reads unbound (`unbound_before`)."""
-    names = Names(module)
+def transform(module: cst.Module, source: Optional[cst.Module] = None, table=None) -> tuple[cst.Module, list]:
+    """Check the TF2 program `module`. The driver hands it the input too (`source`, for the line of
+    a binding the rewrite removed) and the translator's import table (`table`: what each name
+    denotes, aliases included, and the names the input itself reads unbound, not blamed here)."""
+    names = Names(module, table)
+    unbound_before = table.unbound if table is not None else frozenset()
     check_state_in_steps(names)
     check_stale_values(names)
     check_unbound(names, source, unbound_before)

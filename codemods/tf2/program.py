@@ -194,7 +194,7 @@ class Program:
     def definitions(self) -> "reaching.Definitions":
         """Which definition of each name reaches each statement of the input (computed once)."""
         if self._definitions is None:
-            self._definitions = reaching.Definitions(self.module, self.names.line)
+            self._definitions = reaching.Definitions(self.module, self.names.line, frozenset(self.names.aliases))
         return self._definitions
 
     def bindings_of(self, name: str) -> list:

@@ -105,8 +105,11 @@ class Scope:
 class Definitions:
     """Reaching definitions of every scope of `module`; `lines` maps its nodes to their lines."""
 
-    def __init__(self, module: cst.Module, lines):
+    def __init__(self, module: cst.Module, lines, aliases: frozenset = frozenset()):
+        """`aliases`: module-level names bound once, to a TensorFlow name (`T = tf`), and nowhere
+        else (`names.ImportTable.aliases`): like imports, they denote no object of the script."""
         self._line = lines
+        self._aliases = aliases
         self.scopes: list = []
         self.end: State = {}
         self._module = module
@@ -156,8 +159,8 @@ class Definitions:
                         and isinstance(small.value, cst.Name) else None
                     for n in _bound(small):
                         defs.setdefault(n, []).append(alias)
-            # only imports: a name bound to a module (`T = tf`) is not followed by the translator's names
-            modules = {n for n, d in defs.items() if all(k == "import" for k in d)}
+            # only imports, or an alias the translator's names follow (`T = tf`, bound nowhere else)
+            modules = {n for n, d in defs.items() if all(k == "import" for k in d)} | set(self._aliases)
             for scope in self.scopes[1:]:  # a function binding the name as its local does not make it a module
                 modules -= {n for n in scope.local if n in modules and _declares_global(scope.node, n)}
             self._modules = modules

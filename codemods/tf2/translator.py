@@ -17,10 +17,11 @@ import libcst as cst
 from codemods._base import dotted_name
 from codemods.tf2 import output_checks
 from codemods.tf2._base import Note, Refuse, Result
+from codemods.tf2._base import code as code_of
 from codemods.tf2.eager import EagerTranslator
 from codemods.tf2.failures import failure_line, failure_reason
 from codemods.tf2.interpret import Translator
-from codemods.tf2.names import ImportTable
+from codemods.tf2.names import ImportTable, canonical, short
 from codemods.tf2.program import RULE
 from codemods.tf2.syntax import names_of
 
@@ -46,9 +47,12 @@ def translate(text: str, filename: str = "<string>") -> Result:
         translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
         out = translator.run()
         out = fix_imports(out, names)
-        out, _ = output_checks.transform(out, module, names.unbound)  # every name bound, no state made per step
+        # the output's names: the input's, less the aliases the output no longer assigns as the input did
+        out_names = names.keeping_aliases(_kept_aliases(out, names))
+        check_symbols_kept(out, out_names, module)
+        out, _ = output_checks.transform(out, module, out_names)  # every name bound, no state made per step
         code = out.code
-        left = names.usage(out)
+        left = out_names.usage(out)
         if left.tf1:
             _, source = left.tf1[0]
             raise Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
@@ -66,11 +70,17 @@ def translate(text: str, filename: str = "<string>") -> Result:
 
 def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
     """`import tensorflow.compat.v1 as tf` → `import tensorflow as tf`; TF 1.x-only modules the
-    output does not use any more are no longer imported (names the output binds were checked
-    unshadowed when the input was read, so a name not used is an import not used)."""
-    used = names_of(module.with_changes(body=[st for st in module.body if not _imports_only(st)]))
+    output does not use any more are no longer imported, and a module-level name assigned a TensorFlow
+    symbol (`opt_cls = tf.train.AdamOptimizer`) that nothing reads any more is no longer assigned
+    (names the output binds were checked unshadowed when the input was read, so a name not used is
+    an import not used; a symbol referred to has no effect of its own)."""
+    used = names_of(module.with_changes(body=[st for st in module.body
+                                              if not _imports_only(st) and _alias_of(st, names) is None]))
     body = []
     for st in module.body:
+        alias = _alias_of(st, names)
+        if alias is not None and alias not in used:
+            continue
         if _imports_only(st):
             kept = []
             for small in st.body:
@@ -84,6 +94,40 @@ def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
             st = st.with_changes(body=kept)
         body.append(st)
     return module.with_changes(body=body)
+
+
+def check_symbols_kept(module: cst.Module, names: ImportTable, source: cst.Module) -> None:
+    """A `name = tf.X` statement the output still needs, where TF 2 has no `tf.X`: refused at it
+    (at its line in `source`, the input)."""
+    for st in module.body:
+        name = _alias_of(st, names)
+        if name is not None and names.usage(cst.Module(body=[st])).tf1:
+            assigned = names.symbol_assigned(st.body[0])
+            symbol = short(canonical(assigned[1]))
+            line = next((names.line(small) for original in source.body if isinstance(original, cst.SimpleStatementLine)
+                         for small in original.body if names.symbol_assigned(small) == assigned), 0)
+            raise Refuse(line, f"`{code_of(st.body[0])}` stays in the TF 2 program (the name `{name}` is "
+                                         f"bound or read elsewhere in it), and TF 2 has no `{symbol}`")
+
+
+def _kept_aliases(module: cst.Module, names: ImportTable) -> set:
+    """The aliases of the input (`names.aliases`) that `module` still assigns the same symbol."""
+    kept = set()
+    for st in module.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+            assigned = names.symbol_assigned(st.body[0])
+            if assigned is not None and assigned[0] in names.aliases \
+                    and names.symbol_assigned(names.aliases[assigned[0]]) == assigned:
+                kept.add(assigned[0])
+    return kept
+
+
+def _alias_of(st, names: ImportTable):
+    """The name a module-level statement `name = tf.X` binds (`ImportTable.symbol_assigned`), else None."""
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    assigned = names.symbol_assigned(st.body[0])
+    return assigned[0] if assigned is not None else None
 
 
 def _imports_only(st) -> bool:
