@@ -19,6 +19,10 @@ setup(
         "libcst>=1.1,<2",
         "rich>=13",  # migrate's progress bar and coloured diff, parity's table (also a Keras 3 dependency)
         "numpy>=1.26",
+        # TensorFlow asks for ml_dtypes>=0.5.1,<1; 0.7.0's extension takes ~1 s to import (0.85 s of it in
+        # ml_dtypes._ml_dtypes_ext, measured with -X importtime), 0.6.0's 0.1 s. Every `tf1clip run`, each
+        # side of `tf1clip parity` and every test subprocess imports it.
+        "ml_dtypes>=0.5.1,<0.7",
     ],
     extras_require={
         "plot": ["matplotlib>=3.7"],

@@ -2,9 +2,8 @@
 
 Real TensorFlow in real subprocesses, no mocks. Two kinds of tests:
 
-* each fixture script is run twice: both exit 0, print identical output (seeded, so
-  deterministic), and the numbers it prints obey its recipe (clipped norms <= the threshold,
-  clipped == min(raw, threshold), the clip acts on the first step, ...);
+* each fixture script is run: it exits 0, and the numbers it prints obey its recipe (clipped
+  norms <= the threshold, clipped == min(raw, threshold), the clip acts on the first step, ...);
 * for each recipe, a test-only TF1 script makes one plain-SGD step with the recipe's own
   clipping code on a tiny model, and the variables afterwards must equal the clipped update
   computed by hand in numpy (atol 1e-6). The model has an embedding whose gradient is an
@@ -16,7 +15,6 @@ import json
 import math
 import re
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -188,17 +186,16 @@ def test_every_recipe_has_a_fixture_listed_in_the_readme():
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
-def test_fixture_runs_deterministically_and_clips(name, tmp_path):
+def test_fixture_runs_and_clips(name, tmp_path):
+    """(That it prints the same numbers run after run is held by tests/test_migrate_legacy.py, which
+    compares this run's output with its compat migration's, line for line.)"""
     script = LEGACY / name
     source = script.read_text()
     assert "import tensorflow as tf" in source and "tf1clip" not in source  # plain TF1 code
     if name.startswith("r07"):
         make_mnist().write_mnist(tmp_path / "MNIST_data")
-    with ThreadPoolExecutor(2) as pool:  # the two runs side by side
-        runs = list(pool.map(lambda _: run_tf1clip("run", script, cwd=tmp_path, timeout=120), range(2)))
-    for proc in runs:
-        assert proc.returncode == 0, f"{name} exited {proc.returncode}:\n{tail(proc.stderr)}"
-    assert runs[0].stdout == runs[1].stdout, f"{name}: two runs printed different output"
+    runs = [run_tf1clip("run", script, cwd=tmp_path, timeout=120)]
+    assert runs[0].returncode == 0, f"{name} exited {runs[0].returncode}:\n{tail(runs[0].stderr)}"
     steps, other = parse(runs[0].stdout)
     assert len(steps) >= 5 and "checksum" in other, runs[0].stdout
     assert all(math.isfinite(s["loss"]) for s in steps) and math.isfinite(other["checksum"])
