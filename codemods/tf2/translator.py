@@ -74,11 +74,11 @@ def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
     symbol (`opt_cls = tf.train.AdamOptimizer`) that nothing reads any more is no longer assigned
     (names the output binds were checked unshadowed when the input was read, so a name not used is
     an import not used; a symbol referred to has no effect of its own)."""
-    used = names_of(module.with_changes(body=[st for st in module.body
-                                              if not _imports_only(st) and _alias_of(st, names) is None]))
+    aliases = [_alias_of(st, names) for st in module.body]
+    used = names_of(module.with_changes(body=[st for st, alias in zip(module.body, aliases)
+                                              if not _imports_only(st) and alias is None]))
     body = []
-    for st in module.body:
-        alias = _alias_of(st, names)
+    for st, alias in zip(module.body, aliases):
         if alias is not None and alias not in used:
             continue
         if _imports_only(st):
@@ -112,14 +112,8 @@ def check_symbols_kept(module: cst.Module, names: ImportTable, source: cst.Modul
 
 def _kept_aliases(module: cst.Module, names: ImportTable) -> set:
     """The aliases of the input (`names.aliases`) that `module` still assigns the same symbol."""
-    kept = set()
-    for st in module.body:
-        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
-            assigned = names.symbol_assigned(st.body[0])
-            if assigned is not None and assigned[0] in names.aliases \
-                    and names.symbol_assigned(names.aliases[assigned[0]]) == assigned:
-                kept.add(assigned[0])
-    return kept
+    return {name for st in module.body if (name := _alias_of(st, names)) in names.aliases
+            and names.symbol_assigned(st.body[0]) == names.symbol_assigned(names.aliases[name])}
 
 
 def _alias_of(st, names: ImportTable):
