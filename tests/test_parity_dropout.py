@@ -123,3 +123,24 @@ def test_no_dropout_still_passes_the_inverted_rate_it_cannot_see(tmp_path):
                   "rate=1 - rate)", tmp_path / "inverted.py")
     proc, _ = _parity(DROPOUT / "keep_prob_fed_tf1.py", new, tmp_path, "--no-dropout")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_an_rnn_whose_dropped_outputs_nothing_reads_does_not_shift_the_next_rnns_masks(tmp_path):
+    """golbin's Seq2Seq shape: the encoder's DropoutWrapper drops outputs nobody reads, so TF 1.x
+    never runs it while the TF 2 loop body does; the decoder's dropout must still be numbered
+    alike on both sides (it was not: the tier's output failed at step 1). A dropout NEW makes in
+    its step and never uses changes nothing; the decoder's keep probability changed fails."""
+    old, new = _tier(DROPOUT / "seq2seq_tf1.py", tmp_path)
+    text = new.read_text()
+    proc, report = _parity(old, new, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert KEYED in proc.stdout and report["fetched"]["status"] == "equal", report["fetched"]
+    dead = _edited(text, "        outputs, enc_states = encode_rnn(enc_input)\n",
+                   "        outputs, enc_states = encode_rnn(enc_input)\n"
+                   "        unused = tf.nn.dropout(enc_states, rate=0.5)\n", tmp_path / "dead.py")
+    proc, report = _parity(old, dead, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    decoder = _edited(text, "dec_cell = DropoutWrapper(dec_cell, output_keep_prob=0.5)",
+                      "dec_cell = DropoutWrapper(dec_cell, output_keep_prob=0.7)", tmp_path / "decoder.py")
+    proc, report = _parity(old, decoder, tmp_path)
+    assert proc.returncode == 1 and report["optimizers"][0]["first_divergent_step"] == 1, proc.stdout

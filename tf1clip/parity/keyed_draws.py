@@ -10,8 +10,12 @@ and when it runs, the same on both sides:
 
 - **rank**: the dropout's place in the computation that runs it. A computation is one
   `Session.run` (OLD) or one call of a `tf.function` (NEW). Its dropouts are numbered in the
-  order they were created: in OLD, among the dropouts the run's fetches reach in the graph; in
-  NEW, among those of the traced function (nested control flow counts as its function).
+  order they were created, among those the computation reaches: in OLD, those whose draw the
+  run's fetches reach in the graph; in NEW, those whose draw the traced function's results and
+  updates reach. A dropout inside a while loop (or cond) the computation reaches counts
+  whether or not its own value is used: a TF 2 loop body runs all of its dropouts, a TF 1.x one
+  only those its fetched values need (an RNN's outputs discarded, its state kept), so counting
+  the used ones only would shift every later rank on one side.
   Eagerly, a dropout outside any function is numbered among the eager dropouts since the last
   update.
 - **ordinal**: how many times that dropout already ran in this computation (a dropout in a
@@ -65,15 +69,17 @@ class DropoutKeys:
         self._run = None  # the outermost computation in progress
         self._eager = [None, 0]  # [updates at the last eager dropout, eager dropouts since]
         self._reach = {}  # (graph key, fetch op names, sites) -> {site: rank}
+        self._by_key = {}  # graph key -> _Sites
 
     # ---- sites ------------------------------------------------------------------------------
     def sites(self, graph) -> "_Sites":
         with self._lock:
             found = self._graphs.get(graph)
             if found is None:
-                found = _Sites(self._next_graph)
+                found = _Sites(self._next_graph, graph)
                 self._next_graph += 1
                 self._graphs[graph] = found
+                self._by_key[found.key] = found
             return found
 
     def seed_tensor(self):
@@ -89,7 +95,8 @@ class DropoutKeys:
                 rank = self._eager[1]
                 self._eager[1] += 1
             return tf.constant(self._key(rank, 0, step), dtype=tf.int64)
-        graph = _function_graph(ops.get_default_graph())
+        made_in = ops.get_default_graph()
+        graph = _function_graph(made_in)
         sites = self.sites(graph)
         site = len(sites.ops)
         key = sites.key
@@ -97,6 +104,7 @@ class DropoutKeys:
                                  name="tf1clip_dropout_key")
         seed.set_shape([2])
         sites.ops.append(seed.op.name)
+        sites.made_in.append(weakref.ref(made_in))
         return seed
 
     def _drawn(self, graph_key, site):
@@ -104,7 +112,10 @@ class DropoutKeys:
             run = self._run
             if run is None:  # executed with no computation seen starting (a callable's fast path)
                 return self._key(site, 0, self.updates_done())
-            rank = run.ranks.get(site, site) if run.ranks is not None else site
+            ranks = run.ranks
+            if ranks is None:  # NEW: a tf.function's graph, numbered once per trace
+                ranks = self._function_ranks(graph_key)
+            rank = ranks.get(site, site)
             ordinal = run.count[(graph_key, site)]
             run.count[(graph_key, site)] += 1
             return self._key(rank, ordinal, run.step)
@@ -126,7 +137,8 @@ class DropoutKeys:
                 self._run = None
 
     def ranks_for(self, graph, fetches):
-        """OLD: {site: rank} of the dropouts a Session.run's fetches reach, None if it has none."""
+        """OLD: {site: rank} of the dropouts a Session.run's fetches reach (drawn, or in a while
+        loop or cond the fetches reach)."""
         sites = self._graphs.get(graph)
         if sites is None or not sites.ops:
             return {}
@@ -134,17 +146,40 @@ class DropoutKeys:
         cache = (sites.key, tuple(sorted(op.name for op in targets)), len(sites.ops))
         found = self._reach.get(cache)
         if found is None:
-            index = {name: site for site, name in enumerate(sites.ops)}
-            reached = sorted(index[op.name] for op in _ancestors(targets) if op.name in index)
-            found = {site: rank for rank, site in enumerate(reached)}
+            reached = list(_ancestors(targets))
+            names = {op.name for op in reached}
+            contexts = {id(ctx) for op in reached for ctx in _contexts(op)}
+            counted = []
+            for site, name in enumerate(sites.ops):
+                op = graph.get_operation_by_name(name)
+                if name in names or any(id(ctx) in contexts for ctx in _contexts(op)):
+                    counted.append(site)
+            found = {site: rank for rank, site in enumerate(counted)}
             self._reach[cache] = found
         return found
 
+    def _function_ranks(self, graph_key):
+        """NEW: {site: rank} of a traced function's dropouts that its results and updates reach."""
+        sites = self._by_key.get(graph_key)
+        if sites is None:
+            return {}
+        if sites.ranks is None or sites.ranks_of != len(sites.ops):
+            top, graphs = sites.graph(), [ref() for ref in sites.made_in]
+            if top is None or any(g is None for g in graphs):
+                return {}
+            sites.ranks_of = len(sites.ops)
+            sites.ranks = _function_reach(top, sites.ops, graphs)
+        return sites.ranks
+
 
 class _Sites:
-    def __init__(self, key):
+    def __init__(self, key, graph):
         self.key = key
+        self.graph = weakref.ref(graph)
         self.ops = []  # names of the key ops, in the order their dropouts were made
+        self.made_in = []  # weak references to the graph each was made in (a loop body's own)
+        self.ranks = None  # NEW: {site: rank}, computed at the first draw of a trace
+        self.ranks_of = 0
 
 
 class _Run:
@@ -161,6 +196,52 @@ def _function_graph(graph):
     while isinstance(graph, ControlFlowFuncGraph) and getattr(graph, "outer_graph", None) is not None:
         graph = graph.outer_graph
     return graph
+
+
+def _contexts(op):
+    """The TF 1.x while / cond contexts around an op, innermost first."""
+    ctx = op._get_control_flow_context()  # noqa: SLF001 - TF 1.x control flow has no public accessor
+    while ctx is not None:
+        yield ctx
+        ctx = ctx.outer_context
+
+
+_BODY_ATTRS = ("_body_graph", "_cond_graph", "_true_graph", "_false_graph")
+
+
+def _bodies(op):
+    """The function graphs a TF 2 while / cond op runs (while_v2, cond_v2 keep them on the op)."""
+    found = [getattr(op, attr, None) for attr in _BODY_ATTRS]
+    found.extend(getattr(op, "_branch_graphs", None) or ())
+    return [g for g in found if g is not None]
+
+
+def _function_reach(top, names, graphs):
+    """{site: rank} for the dropouts of one traced function: a site counts when its draw feeds
+    an op that the function's results or updates reach, or when it lies in a loop or cond body
+    that they reach. The walk starts at the outputs and the control outputs (what automatic
+    control dependencies make run), except the draws themselves, and never enters a draw through
+    a control edge (those edges only order stateful ops)."""
+    draws = {(id(g), name) for g, name in zip(graphs, names)}
+    start = [t.op for t in top.outputs]
+    start += [op for op in top.control_outputs if (id(top), op.name) not in draws]
+    seen, bodies, stack = set(), set(), start
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        inner = _bodies(op)
+        while inner:
+            body = inner.pop()
+            if id(body) not in bodies:
+                bodies.add(id(body))
+                inner.extend(b for o in body.get_operations() for b in _bodies(o))
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(c for c in op.control_inputs if (id(top), c.name) not in draws)
+    counted = [site for site, (g, name) in enumerate(zip(graphs, names))
+               if id(g) in bodies or (g is top and name in seen)]
+    return {site: rank for rank, site in enumerate(counted)}
 
 
 def _ancestors(targets):
