@@ -69,7 +69,6 @@ class DropoutKeys:
         self._run = None  # the outermost computation in progress
         self._eager = [None, 0]  # [updates at the last eager dropout, eager dropouts since]
         self._reach = {}  # (graph key, fetch op names, sites) -> {site: rank}
-        self._by_key = {}  # graph key -> _Sites
 
     # ---- sites ------------------------------------------------------------------------------
     def sites(self, graph) -> "_Sites":
@@ -79,7 +78,6 @@ class DropoutKeys:
                 found = _Sites(self._next_graph, graph)
                 self._next_graph += 1
                 self._graphs[graph] = found
-                self._by_key[found.key] = found
             return found
 
     def seed_tensor(self):
@@ -99,25 +97,24 @@ class DropoutKeys:
         graph = _function_graph(made_in)
         sites = self.sites(graph)
         site = len(sites.ops)
-        key = sites.key
-        seed = tf.numpy_function(lambda: self._drawn(key, site), [], tf.int64, stateful=True,
+        seed = tf.numpy_function(lambda: self._drawn(sites, site), [], tf.int64, stateful=True,
                                  name="tf1clip_dropout_key")
         seed.set_shape([2])
         sites.ops.append(seed.op.name)
         sites.made_in.append(weakref.ref(made_in))
         return seed
 
-    def _drawn(self, graph_key, site):
+    def _drawn(self, sites, site):
         with self._lock:
             run = self._run
             if run is None:  # executed with no computation seen starting (a callable's fast path)
                 return self._key(site, 0, self.updates_done())
             ranks = run.ranks
             if ranks is None:  # NEW: a tf.function's graph, numbered once per trace
-                ranks = self._function_ranks(graph_key)
+                ranks = sites.function_ranks()
             rank = ranks.get(site, site)
-            ordinal = run.count[(graph_key, site)]
-            run.count[(graph_key, site)] += 1
+            ordinal = run.count[(sites.key, site)]
+            run.count[(sites.key, site)] += 1
             return self._key(rank, ordinal, run.step)
 
     def _key(self, rank, ordinal, step):
@@ -158,19 +155,6 @@ class DropoutKeys:
             self._reach[cache] = found
         return found
 
-    def _function_ranks(self, graph_key):
-        """NEW: {site: rank} of a traced function's dropouts that its results and updates reach."""
-        sites = self._by_key.get(graph_key)
-        if sites is None:
-            return {}
-        if sites.ranks is None or sites.ranks_of != len(sites.ops):
-            top, graphs = sites.graph(), [ref() for ref in sites.made_in]
-            if top is None or any(g is None for g in graphs):
-                return {}
-            sites.ranks_of = len(sites.ops)
-            sites.ranks = _function_reach(top, sites.ops, graphs)
-        return sites.ranks
-
 
 class _Sites:
     def __init__(self, key, graph):
@@ -180,6 +164,16 @@ class _Sites:
         self.made_in = []  # weak references to the graph each was made in (a loop body's own)
         self.ranks = None  # NEW: {site: rank}, computed at the first draw of a trace
         self.ranks_of = 0
+
+    def function_ranks(self):
+        """NEW: {site: rank} of a traced function's dropouts that its results and updates reach."""
+        if self.ranks is None or self.ranks_of != len(self.ops):
+            top, graphs = self.graph(), [ref() for ref in self.made_in]
+            if top is None or any(g is None for g in graphs):
+                return {}
+            self.ranks_of = len(self.ops)
+            self.ranks = _function_reach(top, self.ops, graphs)
+        return self.ranks
 
 
 class _Run:
@@ -225,11 +219,8 @@ def _function_reach(top, names, graphs):
     draws = {(id(g), name) for g, name in zip(graphs, names)}
     start = [t.op for t in top.outputs]
     start += [op for op in top.control_outputs if (id(top), op.name) not in draws]
-    seen, bodies, stack = set(), set(), start
-    while stack:
-        op = stack.pop()
-        if op.name in seen:
-            continue
+    seen, bodies = set(), set()
+    for op in _ancestors(start, control=lambda c: (id(top), c.name) not in draws):
         seen.add(op.name)
         inner = _bodies(op)
         while inner:
@@ -237,14 +228,13 @@ def _function_reach(top, names, graphs):
             if id(body) not in bodies:
                 bodies.add(id(body))
                 inner.extend(b for o in body.get_operations() for b in _bodies(o))
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(c for c in op.control_inputs if (id(top), c.name) not in draws)
     counted = [site for site, (g, name) in enumerate(zip(graphs, names))
                if id(g) in bodies or (g is top and name in seen)]
     return {site: rank for rank, site in enumerate(counted)}
 
 
-def _ancestors(targets):
+def _ancestors(targets, control=lambda op: True):
+    """The ops `targets` depend on, themselves included; `control` says which control inputs count."""
     seen, stack = set(), list(targets)
     while stack:
         op = stack.pop()
@@ -253,7 +243,7 @@ def _ancestors(targets):
         seen.add(op.name)
         yield op
         stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs if control(c))
 
 
 def install(keys: DropoutKeys) -> None:
