@@ -1,16 +1,24 @@
-"""Every fixture converted to the TF2 tier runs under plain `python` on TF 2.21 and passes
-`tf1clip parity` against its TF1 original (real TensorFlow, real subprocesses, ~7 s each).
+"""The TF2 tier's fixtures pass `tf1clip parity` against their TF 1.x originals (real TensorFlow,
+real subprocesses, ~10-25 s a case).
 
-Covers the recipe goldens (fixtures/tf2_golden/rXX.py), the structure goldens (a helper
-inlined, a model class refolded into a class with `@tf.function` methods, a GAN with two
-optimizers: fixtures/tf2_golden/structures/converted/*.py), one fixture per optimizer-table row
-and per Keras-argument rewrite (fixtures/tf2_golden/optimizers/*.py, converted here), so each
-row is proven by parity, and one small program per construct the translator reads
-(fixtures/tf2/constructs/*.py: layers, variable scopes, feeds, main() and flags, the MNIST reader,
-tf.data iterators, sparse gradients), converted here.
-A get_slot row is proven by what the script prints: parity compares losses, gradients and
-weights, not the slot values a script reads, so OLD and NEW are recorded from the same start
-values and every number they print must agree.
+The whole proof is `benchmarks/tf2_parity.py`: every recipe golden, hand-written recipe form
+(fixtures/tf2, sampled by tests/test_parity_fixtures.py), structure golden, optimizer-table row,
+Keras-argument rewrite and construct program, through the same `prove()` this file calls (a
+golden also runs under plain `python`; a fixture without one is converted first). Run it for every
+change of the TF2 tier. CI runs the fixed sample `SAMPLE` below, chosen by one rule each:
+
+* every optimizer-table row and every Keras-argument rewrite: each maps a TF 1.x API to a TF 2 one,
+  and numerics are the product;
+* every structure golden (a helper inlined, a model class refolded, a GAN with two optimizers);
+* every recipe golden (the recipes are the product), run through parity only: the plain run outside
+  the recorder, once, for the MNIST recipe (parity's NEW side is a plain TF 2 run already);
+* one construct program per family of the translator (rnn, MNIST reader, session given to helpers,
+  eager API, GAN, feeds, data, layers), the others of each family being the benchmark's.
+
+Constructs whose printed numbers this file compares below (`_record_both`) are not in the sample:
+those tests run both sides already. A get_slot row is proven by what the script prints: parity
+compares losses, gradients and weights, not the slot values a script reads, so OLD and NEW are
+recorded from the same start values and every number they print must agree.
 """
 from __future__ import annotations
 
@@ -22,66 +30,50 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import make_mnist, run_python, run_tf1clip
+from conftest import run_python, run_tf1clip
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from codemods.tf2 import convert  # noqa: E402
-from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS  # noqa: E402
+from codemods.tf2.optimizer_table import SLOTS  # noqa: E402
+import tf2_parity  # noqa: E402
 
-GOLDEN = ROOT / "fixtures" / "tf2_golden"
-LEGACY = ROOT / "fixtures" / "legacy"
-CONSTRUCTS = ROOT / "fixtures" / "tf2" / "constructs"
-
-
-# constructs whose TF2-tier output another test runs through parity, with stricter checks
-PROVEN_ELSEWHERE = {
-    "nce_loss_skipgram.py": "tests/test_parity_samplers.py (losses equal bit for bit)",
-    "sampled_softmax_get_variable.py": "tests/test_parity_samplers.py (losses equal bit for bit)",
-    "rnn_dropout_wrapper_stack.py": "tests/test_parity_dropout.py (dropout on, and its inverted rate fails)",
-}
-
-
-def _pairs():
-    for golden in sorted(GOLDEN.glob("r*.py")):
-        yield pytest.param(LEGACY / golden.name, golden, id=golden.stem)
-    for golden in sorted((GOLDEN / "structures" / "converted").glob("*.py")):
-        yield pytest.param(GOLDEN / "structures" / golden.name, golden, id="structure-" + golden.stem)
-    # one per optimizer-table row, and the Keras-argument rewrites (lr=, clipvalue with clipnorm)
-    rows = {(ROOT / "fixtures" / row.proof).resolve() for row in OPTIMIZERS.values()}
-    for old in sorted((GOLDEN / "optimizers").glob("*.py")):
-        kind = "optimizer" if old.resolve() in rows else "keras-args"
-        yield pytest.param(old, None, id=f"{kind}-{old.stem}")
-    # one small program per construct the translator reads (fixtures/tf2/constructs/), converted here
-    for old in sorted(CONSTRUCTS.glob("*.py")):
-        if old.name not in PROVEN_ELSEWHERE:
-            yield pytest.param(old, None, id=f"construct-{old.stem}")
+GOLDEN, LEGACY, HAND, CONSTRUCTS = tf2_parity.GOLDEN, tf2_parity.LEGACY, tf2_parity.HAND, tf2_parity.CONSTRUCTS
+CASES = {case.id: case for case in tf2_parity.cases()}
+SAMPLE_CONSTRUCTS = ("rnn_lstm_text_classifier", "mnist_reader_next_batch", "session_given_to_methods",
+                     "eager_model_class_adam", "gan_built_and_run_in_other_orders",
+                     "keep_prob_and_learning_rate_feeds", "tf_data_iterators", "tf_layers_cnn")
+# compared below from the same start values, printed numbers and all
+RECORDED_HERE = ("checkpoint_resume_adam", "state_fed_back_at_run_time", "several_context_managers",
+                 "switch_with_literal_default")
+SAMPLE = ([c for c in CASES.values() if c.kind in ("optimizer", "keras-args", "structure")]
+          + [c for c in CASES.values() if c.kind == "recipe"] + [CASES["construct-" + name] for name in SAMPLE_CONSTRUCTS])
 
 
-@pytest.mark.parametrize("old, new", list(_pairs()))
-def test_converted_fixture_runs_and_passes_parity(old, new, tmp_path):
-    golden = new is not None
-    if new is None:
-        result = convert(old.read_text(), old.name)
-        assert result.text is not None, result.notes
-        new = tmp_path / old.name
-        new.write_text(result.text)
-    if "read_data_sets" in new.read_text():  # the MNIST reader: local synthetic files, never a download
-        make_mnist().write_mnist(tmp_path / "MNIST_data")
-    if golden:
-        # A committed golden also runs as the user would run it, outside parity's recorder. For the
-        # outputs converted here, parity's NEW side is that run (plain TensorFlow 2, no TF 1.x face),
-        # so a second process would prove nothing more.
-        plain_dir = tmp_path / "plain"  # its own folder: files the plain run writes (checkpoints) stay out
-        plain_dir.mkdir()
-        if "read_data_sets" in new.read_text():
-            make_mnist().write_mnist(plain_dir / "MNIST_data")
-        plain = run_python(new, cwd=plain_dir, timeout=300)
-        assert plain.returncode == 0, plain.stderr[-2000:]
-    assert "import tf1clip" not in new.read_text() and "from tf1clip" not in new.read_text()
-    proc = run_tf1clip("parity", old, new, cwd=tmp_path, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+def test_the_benchmark_lists_every_fixture_and_the_sample_every_kind():
+    """Nothing escapes the whole proof: every golden, every hand-written TF 2 version and every construct
+    program is one of its cases (less those proven elsewhere), and the sample takes each kind of case
+    (the hand-written versions' sample is tests/test_parity_fixtures.py's, with its stricter checks)."""
+    news = {(case.golden or case.old).resolve() for case in CASES.values()}
+    wanted = ({g.resolve() for g in GOLDEN.glob("r*.py")} | {h.resolve() for h in HAND.glob("r*.py")}
+              | {p.resolve() for p in (GOLDEN / "optimizers").glob("*.py")}
+              | {g.resolve() for g in (GOLDEN / "structures" / "converted").glob("*.py")}
+              | {p.resolve() for p in CONSTRUCTS.glob("*.py") if p.name not in tf2_parity.PROVEN_ELSEWHERE})
+    assert news == wanted and len(CASES) == len(news) >= 60
+    assert all(case.old.resolve() == (LEGACY / case.old.name).resolve()
+               for case in CASES.values() if case.kind in ("recipe", "hand"))
+    assert {case.kind for case in SAMPLE} | {"hand"} == set(tf2_parity.KINDS)
+    assert all(name + ".py" not in {c.old.name for c in SAMPLE} for name in RECORDED_HERE)
+    assert all(("construct-" + name) in CASES for name in RECORDED_HERE)
+
+
+@pytest.mark.parametrize("case", SAMPLE, ids=lambda c: c.id)
+def test_converted_fixture_passes_parity(case, tmp_path):
+    outcome = tf2_parity.prove(case, tmp_path, plain_run=case.id == "r07_mnist_mlp")
+    assert outcome.ok, f"{outcome.stage}: {outcome.detail}"
+    assert outcome.stage == "parity"
 
 
 def _record_both(old: Path, new: Path, tmp_path: Path) -> list:
