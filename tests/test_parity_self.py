@@ -30,10 +30,11 @@ CLASSES = {  # fixture -> updates its whole run makes
     "dataset_parallel_map.py": 8,  # a random op in a tf.data map with num_parallel_calls=4
     "tfe_linreg.py": 8,  # TF 1.x's eager API: eager enabled after the face's graph mode
 }
-# Three legacy fixtures (the first, the LSTM, the MNIST reader's) stand for the others here: every legacy
-# fixture's compat migration is also held to the numbers it prints each step under `tf1clip run`
-# (tests/test_migrate_legacy.py), and each one's TF2-tier output to parity (tests/test_tf2_parity.py).
-LEGACY_HERE = [LEGACY[0]] + [name for name in LEGACY if name.startswith(("r06_", "r07_"))]
+# One legacy fixture stands for the others here (the LSTM's and the MNIST reader's harness cases are
+# rnn_dropout_loop.py's and mnist_no_seed.py's below): every legacy fixture's compat migration is also
+# held to the numbers it prints each step under `tf1clip run` (tests/test_migrate_legacy.py), and each
+# one's TF2-tier output to parity (tests/test_tf2_parity.py).
+LEGACY_HERE = [LEGACY[0]]
 SCRIPTS = ([FIXTURES / "legacy" / name for name in LEGACY_HERE] + [FIXTURES / "parity" / name for name in CLASSES
                                                               if name != "tfe_linreg.py"]
            + [FIXTURES / "runtime" / "tfe_linreg.py"])
@@ -75,11 +76,6 @@ def test_script_passes_against_its_compat_migration_and_a_copy(script, tmp_path)
 
     proc, result = _parity(script, compat, work)
     _check_pass(proc, result, script, "its compat migration")
-    if script.parent.name == "legacy" and script.name != LEGACY[0]:
-        # A legacy fixture is one more program of the kinds above, not one more harness case: one of
-        # them against its copy is enough (the compat migration is run under the same policy).
-        _left_as_it_was(work, script, copy)
-        return
     proc, result = _parity(script, copy, work)
     _check_pass(proc, result, script, "an identical copy")
     assert result["new_runtime"].startswith("TF 1.x face")
