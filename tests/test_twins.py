@@ -1,13 +1,15 @@
 """Each TF2 twin computes what its TF 1.x construct computed, with TF 1.x's variable names.
 
 For every case: a TF 1.x snippet runs under `tf.compat.v1` in graph mode (TF_USE_LEGACY_KERAS=1,
-the cells of tf.nn.rnn_cell, tf-slim's batch_norm through tf1clip.slim) in one process, which
+the cells of tf.nn.rnn_cell, tf-slim's batch_norm through tf1clip.slim) in a graph of its own, which
 saves its inputs, variable names and values, outputs, final states, gradients (of a fixed random
 projection of everything it returned, with respect to the input and every trainable variable)
-and the variables after its update ops. A second process, plain TF 2.21 with Keras 3, writes the
-twin source (`codemods.tf2.twins.source`) and builds each layer from the TF 1 call through
+and the variables after its update ops. Then plain TF 2.21 with Keras 3, from a fresh Keras session,
+writes the twin source (`codemods.tf2.twins.source`) and builds each layer from the TF 1 call through
 `twins.instantiate`, loads the TF 1 values by variable name (so the names must be TF 1's), runs
-it eagerly and again inside a tf.function, and compares everything (atol 1e-6).
+it eagerly and again inside a tf.function, and compares everything (atol 1e-6). The cases share two
+processes, one a side (TensorFlow's import is most of a case's time); a case that fails fails its
+own test only.
 """
 from __future__ import annotations
 
@@ -117,62 +119,72 @@ CASES = {
 }
 
 TF1_SIDE = r'''
-import json, sys, numpy as np
+import json, sys, traceback, numpy as np
 sys.path.insert(0, ROOT)
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
-case = json.loads(sys.argv[1])
-if case.get("slim"):
+jobs = json.load(open(sys.argv[1]))  # [[name, case, npz, meta], ...]: every case, one process
+if any(case.get("slim") for _, case, _, _ in jobs):
     # tf-slim's 4-D batch_norm imports tf_keras.legacy_tf_layers, which tf-keras 2.21 ships as
     # tf_keras.src.legacy_tf_layers (tf1clip.slim mends the rest)
     import importlib
     for sub in ("", ".base", ".normalization"):
         sys.modules["tf_keras.legacy_tf_layers" + sub] = importlib.import_module("tf_keras.src.legacy_tf_layers" + sub)
-    import tf1clip.slim as slim
-else:
-    slim = None
-rng = np.random.RandomState(0)
-x_value = (rng.randn(*case["shape"]) * case.get("scale", 1.0)).astype(np.float32)
-tf.set_random_seed(0)
-x = tf.constant(x_value)
-lengths = None if case["lengths"] is None else tf.constant(case["lengths"], tf.int32)
-scope = {"tf": tf, "x": x, "lengths": lengths, "slim": slim}
-exec(case["tf1"], scope)
-flat = tf.nest.flatten(scope["result"])
-projections = [rng.randn(*t.shape.as_list()).astype(np.float32) for t in flat]
-loss = tf.add_n([tf.reduce_sum(t * p) for t, p in zip(flat, projections)])
-trainable = tf.trainable_variables()
-every = tf.global_variables()
-grads = tf.gradients(loss, [x] + trainable)
-updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    initial = sess.run(every)
-    outputs, gradients, _ = sess.run([flat, grads, updates])
-    after = sess.run(every)
-names = [v.name[:-2] for v in every]
-arrays = {"x": x_value}
-arrays.update({f"projection/{i}": p for i, p in enumerate(projections)})
-arrays.update({f"output/{i}": o for i, o in enumerate(outputs)})
-arrays.update({f"initial/{n}": v for n, v in zip(names, initial)})
-arrays.update({f"after/{n}": v for n, v in zip(names, after)})
-arrays["grad/x"] = gradients[0]
-arrays.update({f"grad/{v.name[:-2]}": g for v, g in zip(trainable, gradients[1:])})
-np.savez(sys.argv[2], **arrays)
-json.dump({"names": names, "trainable": [v.name[:-2] for v in trainable], "outputs": len(outputs)},
-          open(sys.argv[3], "w"))
+    import tf1clip.slim
+
+
+def run_case(case, npz, meta):
+    """One case in a graph of its own (its variable names and op seeds as in a process of its own)."""
+    slim = tf1clip.slim if case.get("slim") else None
+    rng = np.random.RandomState(0)
+    x_value = (rng.randn(*case["shape"]) * case.get("scale", 1.0)).astype(np.float32)
+    tf.set_random_seed(0)
+    x = tf.constant(x_value)
+    lengths = None if case["lengths"] is None else tf.constant(case["lengths"], tf.int32)
+    scope = {"tf": tf, "x": x, "lengths": lengths, "slim": slim}
+    exec(case["tf1"], scope)
+    flat = tf.nest.flatten(scope["result"])
+    projections = [rng.randn(*t.shape.as_list()).astype(np.float32) for t in flat]
+    loss = tf.add_n([tf.reduce_sum(t * p) for t, p in zip(flat, projections)])
+    trainable = tf.trainable_variables()
+    every = tf.global_variables()
+    grads = tf.gradients(loss, [x] + trainable)
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        initial = sess.run(every)
+        outputs, gradients, _ = sess.run([flat, grads, updates])
+        after = sess.run(every)
+    names = [v.name[:-2] for v in every]
+    arrays = {"x": x_value}
+    arrays.update({f"projection/{i}": p for i, p in enumerate(projections)})
+    arrays.update({f"output/{i}": o for i, o in enumerate(outputs)})
+    arrays.update({f"initial/{n}": v for n, v in zip(names, initial)})
+    arrays.update({f"after/{n}": v for n, v in zip(names, after)})
+    arrays["grad/x"] = gradients[0]
+    arrays.update({f"grad/{v.name[:-2]}": g for v, g in zip(trainable, gradients[1:])})
+    np.savez(npz, **arrays)
+    json.dump({"names": names, "trainable": [v.name[:-2] for v in trainable], "outputs": len(outputs)},
+              open(meta, "w"))
+
+
+failures = {}
+for name, case, npz, meta in jobs:
+    try:
+        with tf.Graph().as_default():
+            run_case(case, npz, meta)
+    except Exception:  # noqa: BLE001 - one case's failure is that case's test's
+        failures[name] = traceback.format_exc()
+json.dump(failures, open(sys.argv[2], "w"))
 '''
 
 TF2_SIDE = r'''
-import collections, json, sys, numpy as np
+import collections, importlib, json, sys, traceback, numpy as np
 sys.path.insert(0, ROOT)
 import libcst as cst
 import tensorflow as tf
 from codemods.tf2 import twins
 
-case = json.loads(sys.argv[1])
-ref = np.load(sys.argv[2])
-meta = json.load(open(sys.argv[3]))
 
 
 def translate(tf1_source):
@@ -203,96 +215,129 @@ def translate(tf1_source):
     return classes, "\n".join(state), step
 
 
-tf2_source = case["tf1"]
-for old, new in case.get("tf2_replace", []):
-    tf2_source = tf2_source.replace(old, new)
-classes, state_code, step = translate(tf2_source)
-# the twins as the migrated file holds them: a module of plain TF 2 source (autograph can read it)
-classes = sorted(classes | {"LSTMStateTuple"})
-with open("emitted_twins.py", "w") as handle:
-    handle.write("".join(f"import {m}\n" for m in ["tensorflow as tf", *twins.imports(classes)]) + "\n\n"
-                 + twins.source(classes))
+
+def run_case(case, ref, meta, module):
+    """One case: its twins written to `module`.py, built, loaded with TF 1's values, compared."""
+    tf2_source = case["tf1"]
+    for old, new in case.get("tf2_replace", []):
+        tf2_source = tf2_source.replace(old, new)
+    classes, state_code, step = translate(tf2_source)
+    # the twins as the migrated file holds them: a module of plain TF 2 source (autograph can read it)
+    classes = sorted(classes | {"LSTMStateTuple"})
+    with open(f"{module}.py", "w") as handle:
+        handle.write("".join(f"import {m}\n" for m in ["tensorflow as tf", *twins.imports(classes)]) + "\n\n"
+                     + twins.source(classes))
+    scope = dict(vars(importlib.import_module(module)))
+    tf.keras.backend.clear_session()  # Keras' global state as in a fresh process
+    tf.random.set_seed(0)  # TF 1's graph seed: seeded dropout draws the same masks
+    x = tf.constant(ref["x"])
+    lengths = None if case["lengths"] is None else tf.constant(case["lengths"], tf.int32)
+    scope.update(x=x, lengths=lengths)
+    exec(state_code, scope)
+    exec("def forward(x):\n" + "\n".join("    " + s for s in step) + "\n    return result\n", scope)
+    forward = scope["forward"]
+
+
+    def projected(result):
+        flat = tf.nest.flatten(result)
+        return tf.add_n([tf.reduce_sum(t * ref[f"projection/{i}"]) for i, t in enumerate(flat)]), flat
+
+
+    layers = [v for k, v in scope.items() if k.startswith("layer_")]
+    for layer in layers:  # build the layers (TF 1's names), then start from TF 1's values
+        layer.build(x.shape if not isinstance(layer, scope.get("StaticRNN", ())) else [x[:, 0].shape] * x.shape[1])
+    weights = [w for layer in layers for w in layer.weights]
+    paths = [w.path for w in weights]
+    assert sorted(paths) == sorted(meta["names"]), ("names differ", paths, meta["names"])
+    trainable = [w.path for layer in layers for w in layer.trainable_weights]
+    assert trainable == meta["trainable"], ("trainable order differs", trainable, meta["trainable"])
+    for w in weights:
+        w.assign(ref[f"initial/{w.path}"])
+
+
+    def differentiate(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss, flat = projected(forward(x))
+        return flat, tape.gradient(loss, [x] + [w for layer in layers for w in layer.trainable_weights])
+
+
+    # eagerly; a case drawing dropout masks runs inside a tf.function (as the steps do), where the
+    # random ops are graph ops executed in the loop as TF 1's were (eager draws come in another order)
+    flat, grads = (tf.function(differentiate) if case.get("masks") else differentiate)(x)
+    report = {}
+
+
+    def same(label, new, old):
+        new, old = np.asarray(new), np.asarray(old)
+        assert new.shape == old.shape, (label, new.shape, old.shape)
+        report[label] = float(np.abs(new - old).max()) if new.size else 0.0
+        np.testing.assert_allclose(new, old, rtol=1e-5, atol=1e-6, err_msg=label)
+
+
+    assert len(flat) == meta["outputs"]
+    for i, t in enumerate(flat):
+        same(f"output/{i}", t, ref[f"output/{i}"])
+    same("grad/x", grads[0], ref["grad/x"])
+    for name, g in zip(trainable, grads[1:]):
+        same(f"grad/{name}", g, ref[f"grad/{name}"])
+    for w in weights:
+        same(f"after/{w.path}", w, ref[f"after/{w.path}"])
+
+    for w in weights:  # again inside a tf.function (the step functions' path: autograph loops)
+        w.assign(ref[f"initial/{w.path}"])
+    traced = tf.function(forward)
+    for i, t in enumerate(tf.nest.flatten(traced(x))):
+        same(f"tf.function output/{i}", t, ref[f"output/{i}"])
+    return {k: v for k, v in sorted(report.items())}
+
+
 sys.path.insert(0, ".")
-import emitted_twins
-scope = dict(vars(emitted_twins))
-tf.random.set_seed(0)  # TF 1's graph seed: seeded dropout draws the same masks
-x = tf.constant(ref["x"])
-lengths = None if case["lengths"] is None else tf.constant(case["lengths"], tf.int32)
-scope.update(x=x, lengths=lengths)
-exec(state_code, scope)
-exec("def forward(x):\n" + "\n".join("    " + s for s in step) + "\n    return result\n", scope)
-forward = scope["forward"]
-
-
-def projected(result):
-    flat = tf.nest.flatten(result)
-    return tf.add_n([tf.reduce_sum(t * ref[f"projection/{i}"]) for i, t in enumerate(flat)]), flat
-
-
-layers = [v for k, v in scope.items() if k.startswith("layer_")]
-for layer in layers:  # build the layers (TF 1's names), then start from TF 1's values
-    layer.build(x.shape if not isinstance(layer, scope.get("StaticRNN", ())) else [x[:, 0].shape] * x.shape[1])
-weights = [w for layer in layers for w in layer.weights]
-paths = [w.path for w in weights]
-assert sorted(paths) == sorted(meta["names"]), ("names differ", paths, meta["names"])
-trainable = [w.path for layer in layers for w in layer.trainable_weights]
-assert trainable == meta["trainable"], ("trainable order differs", trainable, meta["trainable"])
-for w in weights:
-    w.assign(ref[f"initial/{w.path}"])
-
-
-def differentiate(x):
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        loss, flat = projected(forward(x))
-    return flat, tape.gradient(loss, [x] + [w for layer in layers for w in layer.trainable_weights])
-
-
-# eagerly; a case drawing dropout masks runs inside a tf.function (as the steps do), where the
-# random ops are graph ops executed in the loop as TF 1's were (eager draws come in another order)
-flat, grads = (tf.function(differentiate) if case.get("masks") else differentiate)(x)
-report = {}
-
-
-def same(label, new, old):
-    new, old = np.asarray(new), np.asarray(old)
-    assert new.shape == old.shape, (label, new.shape, old.shape)
-    report[label] = float(np.abs(new - old).max()) if new.size else 0.0
-    np.testing.assert_allclose(new, old, rtol=1e-5, atol=1e-6, err_msg=label)
-
-
-assert len(flat) == meta["outputs"]
-for i, t in enumerate(flat):
-    same(f"output/{i}", t, ref[f"output/{i}"])
-same("grad/x", grads[0], ref["grad/x"])
-for name, g in zip(trainable, grads[1:]):
-    same(f"grad/{name}", g, ref[f"grad/{name}"])
-for w in weights:
-    same(f"after/{w.path}", w, ref[f"after/{w.path}"])
-
-for w in weights:  # again inside a tf.function (the step functions' path: autograph loops)
-    w.assign(ref[f"initial/{w.path}"])
-traced = tf.function(forward)
-for i, t in enumerate(tf.nest.flatten(traced(x))):
-    same(f"tf.function output/{i}", t, ref[f"output/{i}"])
-print("TWIN OK " + json.dumps({k: v for k, v in sorted(report.items())}))
+outcomes = {}
+for index, (name, case, npz, meta) in enumerate(json.load(open(sys.argv[1]))):
+    try:
+        outcomes[name] = {"ok": run_case(case, np.load(npz), json.load(open(meta)), f"emitted_twins_{index}")}
+    except Exception:  # noqa: BLE001 - one case's failure is that case's test's
+        outcomes[name] = {"error": traceback.format_exc()}
+json.dump(outcomes, open(sys.argv[2], "w"))
 '''
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_twin_matches_tf1(case, tmp_path):
-    spec = json.dumps(CASES[case])
+# Every test below reads the module fixture: one xdist worker runs them, each side once (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("twins")
+
+
+@pytest.fixture(scope="module")
+def twin_runs(tmp_path_factory):
+    """Every case through both sides: one TF 1 process (a graph per case) and one TF 2 process (a
+    fresh Keras session and a twin module per case), not two processes a case."""
+    work = tmp_path_factory.mktemp("twins")
     header = f"ROOT = {str(ROOT)!r}\n"
-    (tmp_path / "tf1_side.py").write_text(header + TF1_SIDE)
-    (tmp_path / "tf2_side.py").write_text(header + TF2_SIDE)
-    npz, meta = tmp_path / "tf1.npz", tmp_path / "tf1.json"
-    old = run_python(tmp_path / "tf1_side.py", spec, npz, meta, cwd=tmp_path, env={"TF_USE_LEGACY_KERAS": "1"},
-                     timeout=300)
+    (work / "tf1_side.py").write_text(header + TF1_SIDE)
+    (work / "tf2_side.py").write_text(header + TF2_SIDE)
+    jobs = work / "jobs.json"
+    jobs.write_text(json.dumps([[name, CASES[name], str(work / f"{name}.npz"), str(work / f"{name}.json")]
+                                for name in sorted(CASES)]))
+    old = run_python(work / "tf1_side.py", jobs, work / "tf1_failures.json", cwd=work,
+                     env={"TF_USE_LEGACY_KERAS": "1"}, timeout=900)
     assert old.returncode == 0, old.stderr[-3000:]
-    new = run_python(tmp_path / "tf2_side.py", spec, npz, meta, cwd=tmp_path, timeout=300)
+    failures = json.loads((work / "tf1_failures.json").read_text())
+    ran = [[name, case, npz, meta] for name, case, npz, meta in json.loads(jobs.read_text()) if name not in failures]
+    jobs.write_text(json.dumps(ran))
+    new = run_python(work / "tf2_side.py", jobs, work / "tf2_outcomes.json", cwd=work, timeout=900)
     assert new.returncode == 0, new.stdout[-2000:] + new.stderr[-3000:]
-    assert "TWIN OK" in new.stdout
-    names = json.loads(meta.read_text())["names"]
+    return work, failures, json.loads((work / "tf2_outcomes.json").read_text())
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_twin_matches_tf1(case, twin_runs):
+    work, failures, outcomes = twin_runs
+    assert case not in failures, f"TF 1 side:\n{failures.get(case)}"
+    outcome = outcomes[case]
+    assert "ok" in outcome, f"TF 2 side:\n{outcome['error'][-3000:]}"
+    assert outcome["ok"], "nothing compared"
+    assert all(diff <= 1e-5 for diff in outcome["ok"].values()), outcome  # (allclose held each at atol 1e-6)
+    names = json.loads((work / f"{case}.json").read_text())["names"]
     assert names, "TF 1 made no variables"
     if "rnn" in case:
         assert any(n.startswith(("rnn/", "encoder/", "bidirectional_rnn/", "birnn/")) for n in names), names
