@@ -24,6 +24,9 @@ from conftest import QUIET_ENV, make_mnist, run_tf1clip
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = ROOT / "fixtures" / "legacy"
 SCRIPTS = [Path(p).name for p in sorted(glob(str(LEGACY / "*.py")))]
+# Every test here reads the module fixture below: one xdist worker runs them all, so its 2 × N
+# TensorFlow runs happen once, not once per worker (`--dist loadgroup`, .ci/run).
+pytestmark = pytest.mark.xdist_group("migrate_legacy")
 
 
 def _env():
