@@ -26,7 +26,7 @@ setup(
     ],
     extras_require={
         "plot": ["matplotlib>=3.7"],
-        "test": ["pytest>=8", "pytest-xdist>=3", "matplotlib>=3.7"],
+        "test": ["pytest>=8,<9", "pytest-xdist>=3", "matplotlib>=3.7"],
     },
     entry_points={"console_scripts": ["tf1clip=tf1clip.cli:main"]},
 )
