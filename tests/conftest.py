@@ -8,6 +8,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# The whole proof or CI's sample: a family of long proofs (every fixture of a kind through parity)
+# runs a fixed sample of its cases on every CI run, and all of them under TF1CLIP_FULL_PROOF=1
+# (benchmarks/full_proofs.py runs those files so).
+FULL_PROOF = os.environ.get("TF1CLIP_FULL_PROOF") == "1"
+
+
+def sampled(every, sample, key=lambda case: case):
+    """`every` case under TF1CLIP_FULL_PROOF=1, else those whose `key` is one of `sample` (each of which
+    must be some case's), in `every`'s order."""
+    every = list(every)
+    missing = set(sample) - {key(case) for case in every}
+    assert not missing, f"sampled cases that are not cases: {sorted(missing)}"
+    return every if FULL_PROOF else [case for case in every if key(case) in sample]
+
+
 # Quiet TensorFlow's C++ start-up chatter so stderr assertions see only what matters.
 QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore"}
 
