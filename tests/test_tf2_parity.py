@@ -5,13 +5,17 @@ The whole proof is `benchmarks/tf2_parity.py`: every recipe golden, hand-written
 (fixtures/tf2, sampled by tests/test_parity_fixtures.py), structure golden, optimizer-table row,
 Keras-argument rewrite and construct program, through the same `prove()` this file calls (a
 golden also runs under plain `python`; a fixture without one is converted first). Run it for every
-change of the TF2 tier. CI runs the fixed sample `SAMPLE` below, chosen by one rule each:
+change of the TF2 tier. CI runs the fixed sample `SAMPLE` below (all of them under TF1CLIP_FULL_PROOF=1), chosen by one
+rule each:
 
 * every optimizer-table row and every Keras-argument rewrite: each maps a TF 1.x API to a TF 2 one,
   and numerics are the product;
-* every structure golden (a helper inlined, a model class refolded, a GAN with two optimizers);
-* every recipe golden (the recipes are the product), run through parity only: the plain run outside
-  the recorder, once, for the MNIST recipe (parity's NEW side is a plain TF 2 run already);
+* two structure goldens and five recipe goldens: a golden is held to the converter's output by
+  tests/test_tf2_golden.py, so its parity on CI guards the harness and the runtime, not the
+  translation; the sample takes the two-optimizer GAN and the refolded model class, and one recipe
+  per way of clipping (global norm, a Keras argument, optimize_loss's callable, tf-slim's train op)
+  and the MNIST one, the only one also run under plain `python` outside the recorder (parity's NEW
+  side is a plain TF 2 run already);
 * one construct program per family of the translator (rnn, MNIST reader, session given to helpers,
   eager API, GAN, feeds, data, layers), the others of each family being the benchmark's.
 
@@ -30,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_python, run_tf1clip
+from conftest import FULL_PROOF, run_python, run_tf1clip, sampled
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -48,8 +52,11 @@ SAMPLE_CONSTRUCTS = ("rnn_lstm_text_classifier", "mnist_reader_next_batch", "ses
 # compared below from the same start values, printed numbers and all
 RECORDED_HERE = ("checkpoint_resume_adam", "state_fed_back_at_run_time", "several_context_managers",
                  "switch_with_literal_default")
-SAMPLE = ([c for c in CASES.values() if c.kind in ("optimizer", "keras-args", "structure")]
-          + [c for c in CASES.values() if c.kind == "recipe"] + [CASES["construct-" + name] for name in SAMPLE_CONSTRUCTS])
+SAMPLE_GOLDENS = ("structure-gan_two_optimizers", "structure-model_class_train_op", "r02_clip_by_global_norm",
+                  "r05_keras_clipvalue", "r07_mnist_mlp", "r09b_optimize_loss_callable", "r10_slim_create_train_op")
+SAMPLE = sampled([c for c in CASES.values() if c.kind != "hand" and c.old.stem not in RECORDED_HERE],
+                 [c.id for c in CASES.values() if c.kind in ("optimizer", "keras-args")] + list(SAMPLE_GOLDENS)
+                 + ["construct-" + name for name in SAMPLE_CONSTRUCTS], key=lambda case: case.id)
 
 
 def test_the_benchmark_lists_every_fixture_and_the_sample_every_kind():
@@ -71,7 +78,7 @@ def test_the_benchmark_lists_every_fixture_and_the_sample_every_kind():
 
 @pytest.mark.parametrize("case", SAMPLE, ids=lambda c: c.id)
 def test_converted_fixture_passes_parity(case, tmp_path):
-    outcome = tf2_parity.prove(case, tmp_path, plain_run=case.id == "r07_mnist_mlp")
+    outcome = tf2_parity.prove(case, tmp_path, plain_run=FULL_PROOF or case.id == "r07_mnist_mlp")
     assert outcome.ok, f"{outcome.stage}: {outcome.detail}"
     assert outcome.stage == "parity"
 
