@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_tf1clip
+from conftest import run_tf1clip, sampled
 
 DATA = """
 import numpy as np
@@ -141,7 +141,11 @@ MISTAKES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# CI's sample (all of them under TF1CLIP_FULL_PROOF=1): each mistake with the correct migration it is a
+# mistake of (Adam's epsilon on tiny gradients, RMSProp's slots, the schedule's step), and the global-norm
+# clip, whose changed threshold test_steps_limit_plot_and_testing_api fails; the per-tensor pair and the
+# clip moved after the update run in the full proof.
+@pytest.mark.parametrize("name", sampled(sorted(CASES), ["global_norm", "adam_tiny_gradients", "rmsprop", "lr_decay"]))
 def test_correct_migration_passes(tmp_path, name):
     old, new = scripts(tmp_path, *CASES[name][:4], **CASES[name][4])
     report = tmp_path / "report.json"
@@ -158,7 +162,9 @@ def test_correct_migration_passes(tmp_path, name):
         assert all(row["grad_norm_post_old"] <= 5.0 * (2 if name == "per_tensor" else 1) + 1e-4 for row in rows)
 
 
-@pytest.mark.parametrize("name", sorted(MISTAKES))
+@pytest.mark.parametrize("name", sampled(sorted(MISTAKES), ["adam_with_keras_default_epsilon",
+                                                            "rmsprop_slot_starting_at_zeros",
+                                                            "lr_decay_with_frozen_global_step"]))
 def test_deliberate_mistake_is_caught(tmp_path, name):
     old, new = scripts(tmp_path, *MISTAKES[name][:4], **MISTAKES[name][4])
     report = tmp_path / "report.json"

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, run_tf1clip
+from conftest import FIXTURES, run_tf1clip, sampled
 
 sys.path.insert(0, str(FIXTURES.parent))
 from codemods.tf2 import convert  # noqa: E402
@@ -60,6 +60,12 @@ HAND = {
 }
 
 
+# CI's sample of the mistakes (all of them under TF1CLIP_FULL_PROOF=1): all three on keep_prob_fed, the
+# inverted rate on the two towers (the other two fail there for the reasons they fail on the first).
+MISTAKES = {"keep_prob_fed": sampled(HAND["keep_prob_fed"], list(HAND["keep_prob_fed"])),
+            "two_towers": sampled(HAND["two_towers"], ["rate inverted"])}
+
+
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_hand_migration_passes_with_dropout_on_and_each_classic_mistake_fails(name, tmp_path):
     old, new = DROPOUT / f"{name}_tf1.py", DROPOUT / f"{name}_tf2.py"
@@ -68,7 +74,8 @@ def test_hand_migration_passes_with_dropout_on_and_each_classic_mistake_fails(na
     assert KEYED in proc.stdout
     assert report["fetched"]["status"] == "equal" and report["fetched"]["count"] == 8, report["fetched"]
     assert all(r["loss_abs"] <= 1e-6 * abs(r["loss_old"]) for r in report["optimizers"][0]["rows"])
-    for mistake, (before, after) in HAND[name].items():
+    for mistake in MISTAKES[name]:
+        before, after = HAND[name][mistake]
         broken = _edited(new.read_text(), before, after, tmp_path / f"{name}_{mistake.replace(' ', '_')}.py")
         proc, report = _parity(old, broken, tmp_path)
         assert proc.returncode == 1, (mistake, proc.stdout + proc.stderr)
