@@ -1,8 +1,8 @@
 """Parity with dropout on, TF 1.x against TF 2 (keyed dropout draws, tf1clip/parity/keyed_draws.py).
 
 For each dropout fixture, a correct TF 2 migration passes with no flags, and the three classic
-mistakes fail: keep_prob passed as rate, the dropout left out, dropout applied at evaluation
-time (seen only in the fetched evaluation values: training is unchanged). The correct migrations
+mistakes fail: keep_prob passed as rate, the dropout left out, dropout applied at evaluation time
+(seen only in the fetched evaluation values: training is unchanged); on CI, the sample `MISTAKES`. The correct migrations
 are written by hand (fixtures/parity/dropout/*_tf2.py) or are the TF2 tier's own output; the
 broken ones are made here from them by one edit each, checked to have happened. Real
 TensorFlow, real subprocesses."""
