@@ -25,7 +25,6 @@ to each change of the TF2 tier. A line per case goes to stderr, the table to std
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -42,6 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from codemods.tf2 import convert  # noqa: E402
 from codemods.tf2.optimizer_table import OPTIMIZERS  # noqa: E402
+from realworld.datagen import mnist  # noqa: E402
 from realworld.jobs import job_env  # noqa: E402
 
 GOLDEN = ROOT / "fixtures" / "tf2_golden"
@@ -90,13 +90,6 @@ def cases() -> list[Case]:
     return found
 
 
-def _write_mnist(folder: Path) -> None:
-    spec = importlib.util.spec_from_file_location("make_mnist", ROOT / "fixtures" / "data" / "make_mnist.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.write_mnist(folder / "MNIST_data")
-
-
 def _tail(text: str, n: int = 30) -> str:
     return "\n".join(text.splitlines()[-n:])
 
@@ -124,14 +117,14 @@ def prove(case: Case, work: Path, timeout: float = 600, plain_run: bool = True) 
         return done(False, "convert", "the TF 2 program imports tf1clip")
     reads_mnist = "read_data_sets" in text
     if reads_mnist:
-        _write_mnist(work)
+        mnist(work / "MNIST_data")
     if case.golden is not None and plain_run:
         # A committed golden also runs as the user would run it. Its own folder: files it writes (checkpoints)
         # stay out of parity's. For a program converted here, parity's NEW side is that run already.
         plain = work / "plain"
         plain.mkdir()
         if reads_mnist:
-            _write_mnist(plain)
+            mnist(plain / "MNIST_data")
         proc = subprocess.run([sys.executable, str(new)], cwd=plain, env=env, capture_output=True, text=True,
                               timeout=timeout)
         if proc.returncode != 0:

@@ -5,8 +5,8 @@ The whole proof is `benchmarks/tf2_parity.py`: every recipe golden, hand-written
 (fixtures/tf2, sampled by tests/test_parity_fixtures.py), structure golden, optimizer-table row,
 Keras-argument rewrite and construct program, through the same `prove()` this file calls (a
 golden also runs under plain `python`; a fixture without one is converted first). Run it for every
-change of the TF2 tier. CI runs the fixed sample `SAMPLE` below (all of them under TF1CLIP_FULL_PROOF=1), chosen by one
-rule each:
+change of the TF2 tier. CI runs the fixed sample `SAMPLE` below (all of them under
+TF1CLIP_FULL_PROOF=1), chosen by one rule each:
 
 * every optimizer-table row and every Keras-argument rewrite: each maps a TF 1.x API to a TF 2 one,
   and numerics are the product;
