@@ -114,9 +114,11 @@ def imports_any(stmt: cst.CSTNode, packages: Iterable[str]) -> bool:
 
 
 def _walk(node: cst.CSTNode):
-    yield node
-    for child in children(node):
-        yield from _walk(child)
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(children(n)))
 
 
 def walk(node: cst.CSTNode):

@@ -44,6 +44,13 @@ def visit_order(cls: type) -> tuple | None:
     return tuple(order)
 
 
+@lru_cache(maxsize=None)
+def is_node_type(cls: type) -> bool:
+    """Whether values of `cls` are libcst nodes (`isinstance` against libcst's abstract classes
+    costs ten times a lookup here, and a walk asks it of every field of every node)."""
+    return issubclass(cls, cst.CSTNode)
+
+
 def children(node: cst.CSTNode) -> list:
     """`node.children`, computed from the fields instead of a rebuilt copy."""
     order = visit_order(type(node))
@@ -52,8 +59,9 @@ def children(node: cst.CSTNode) -> list:
     out: list = []
     for name in order:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind is list or kind is tuple:
+            out.extend(v for v in value if is_node_type(type(v)))
+        elif is_node_type(kind):
             out.append(value)
-        elif isinstance(value, (list, tuple)):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
     return out

@@ -67,9 +67,7 @@ class Names:
         self._table = table
         self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = self._wrapper.module
-        # Qualified names asked of the scope analysis for the nodes the steps look at
-        # (`imported_qualified_names`), not QualifiedNameProvider's value for every node.
-        self.scopes = self._wrapper.resolve(ScopeProvider)
+        self._scopes = None  # resolved when a qualified name is first asked without a table
         self._q: dict = {}
         self._pos = None  # positions are resolved when a line is first asked for (a refusal)
 
@@ -83,6 +81,14 @@ class Names:
             return self._table.qualified(node)
         found = {canonical(q) for q in self.raw(node)}
         return next(iter(found)) if len(found) == 1 else None
+
+    @property
+    def scopes(self):
+        """libcst's scope analysis of the module. Qualified names are asked of it for the nodes the
+        steps look at (`imported_qualified_names`), not QualifiedNameProvider's value for every node."""
+        if self._scopes is None:
+            self._scopes = self._wrapper.resolve(ScopeProvider)
+        return self._scopes
 
     def raw(self, node: cst.CSTNode) -> set:
         """The imported qualified names of `node`, as libcst gives them (not canonical)."""

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
+from codemods.tf2 import symbols
 from codemods.tf2.emit import code
 from codemods.tf2.model import AV, Input, Op, Other, Seq, Session, StateRef, Tensor
 from codemods.tf2.syntax import names_of
@@ -163,8 +164,14 @@ def call_without(site: "CallSite", fn: cst.FunctionDef, dropped: set, skip: int 
 
 
 def free_names(fn: cst.FunctionDef) -> set:
-    """Names `fn` reads that neither it nor a function inside it binds (libcst's scope analysis)."""
-    wrapper = MetadataWrapper(cst.Module(body=[fn]))
+    """Names `fn` reads that neither it nor a function inside it binds (CPython's symbol tables;
+    libcst's scope analysis for a text CPython rejects)."""
+    module = cst.Module(body=[fn])
+    try:
+        return symbols.free_names(module.code)
+    except SyntaxError:
+        pass
+    wrapper = MetadataWrapper(module)
     out = set()
     for scope in {id(s): s for s in wrapper.resolve(ScopeProvider).values() if s is not None}.values():
         out |= {a.node.value for a in scope.accesses if not a.referents and isinstance(a.node, cst.Name)}

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from codemods._base import dotted_name
+from codemods.tf2 import symbols
 from codemods.tf2._base import Refuse
 
 # Every spelling of a TF 1.x name resolves to one canonical key of the tables.
@@ -57,6 +58,20 @@ def unbound_names(scopes) -> dict:
     return out
 
 
+def _scope_answers(scopes, table: "ImportTable") -> tuple:
+    """`symbols.binding_sites` and `symbols.unbound` from libcst's scope analysis (for a text that
+    libcst parses and CPython rejects)."""
+    sites: dict = {}
+    for scope in {id(s): s for s in scopes.values() if s is not None}.values():
+        for assignment in scope.assignments:
+            node = getattr(assignment, "node", None)
+            if node is not None:
+                sites.setdefault(assignment.name, set()).add(
+                    (table.line(node), isinstance(node, (cst.Import, cst.ImportFrom)), id(node)))
+    return ({k: [symbols.Site(line, imp) for line, imp, _ in sorted(v)] for k, v in sites.items()},
+            frozenset(unbound_names(scopes)))
+
+
 def short(qname: str) -> str:
     """`tensorflow.nn.dropout` → `tf.nn.dropout`, as messages and the upgrade spec spell it."""
     return "tf." + qname[len("tensorflow."):] if qname.startswith("tensorflow.") else qname
@@ -80,19 +95,25 @@ class ImportTable:
     @classmethod
     def read(cls, module: cst.Module) -> tuple["ImportTable", cst.Module]:
         """The table and the module whose nodes `line()` knows. Raises Refuse when an imported
-        name is rebound or shadowed somewhere (its meaning would depend on the place)."""
+        name is rebound or shadowed somewhere (its meaning would depend on the place). Where each
+        name is bound, and which names nothing binds, come from CPython's symbol tables
+        (`symbols`); libcst's scope analysis answers for a text CPython rejects."""
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        scopes = wrapper.resolve(ScopeProvider)
         positions = wrapper.resolve(PositionProvider)
         table = cls(positions={n: p.start.line for n, p in positions.items()})
+        try:
+            source = module.code
+            sites, unbound = symbols.binding_sites(source), symbols.unbound(source)
+        except SyntaxError:
+            sites, unbound = _scope_answers(wrapper.resolve(ScopeProvider), table)
         for st in module.body:
             if not isinstance(st, cst.SimpleStatementLine):
                 continue
             for small in st.body:
                 table._add_import(small)
-                table._add_alias(small, scopes)
-        table._check_not_shadowed(module, scopes)
-        table.unbound = frozenset(unbound_names(scopes))
+                table._add_alias(small, sites)
+        table._check_not_shadowed(sites)
+        table.unbound = unbound
         return table, module
 
     def _add_import(self, small) -> None:
@@ -132,17 +153,16 @@ class ImportTable:
             return None
         return small.targets[0].target.value, raw
 
-    def _add_alias(self, small, scopes) -> None:
+    def _add_alias(self, small, sites: dict) -> None:
         """`name = tf.X` at module level, where `name` has no other binding anywhere."""
         assigned = self.symbol_assigned(small)
         if assigned is None or assigned[0] in self.bindings or canonical(assigned[1]).startswith(FLAG_MODULES):
             return  # (the flags, `FLAGS = tf.app.flags.FLAGS`, are the script's state: set and changed by it)
-        target, raw = small.targets[0].target, assigned[1]
-        for scope in {s for s in scopes.values() if s is not None}:
-            if target.value in scope and any(getattr(a, "node", None) is not target for a in scope[target.value]):
-                return  # bound again somewhere: its meaning depends on the place, it stays a value
-        self.bindings[target.value] = raw
-        self.aliases[target.value] = small
+        name, raw = assigned
+        if len(sites.get(name, ())) != 1 or name in symbols.BUILTINS:
+            return  # bound again somewhere (or a builtin): its meaning depends on the place, it stays a value
+        self.bindings[name] = raw
+        self.aliases[name] = small
 
     def keeping_aliases(self, kept: set) -> "ImportTable":
         """This table for a program that still assigns only the aliases `kept` as the input did (the
@@ -152,18 +172,13 @@ class ImportTable:
                            aliases={k: v for k, v in self.aliases.items() if k not in gone},
                            tf_alias=self.tf_alias, positions=self.positions, unbound=self.unbound)
 
-    def _check_not_shadowed(self, module: cst.Module, scopes) -> None:
+    def _check_not_shadowed(self, sites: dict) -> None:
         tf_names = {k for k, v in self.bindings.items() if v.split(".")[0] in TF_PACKAGES and k not in self.aliases}
-        for scope in {s for s in scopes.values() if s is not None}:
-            for name in tf_names:
-                if name not in scope:
-                    continue
-                for assignment in scope[name]:
-                    node = getattr(assignment, "node", None)
-                    if not isinstance(node, (cst.Import, cst.ImportFrom)):
-                        raise Refuse(self.line(node) if node is not None else 0,
-                                     f"`{name}` names an import of TensorFlow and is also bound here: "
-                                     "which calls are TensorFlow's depends on the place")
+        others = sorted((site.line, name) for name in tf_names for site in sites.get(name, ()) if not site.is_import)
+        if others:
+            line, name = others[0]
+            raise Refuse(line, f"`{name}` names an import of TensorFlow and is also bound here: "
+                               "which calls are TensorFlow's depends on the place")
 
     # -- queries ------------------------------------------------------------------------------
     def line(self, node: Optional[cst.CSTNode]) -> int:

@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.children import children
+from codemods.tf2 import symbols
 from codemods.tf2._base import Names, Refuse, code, walk
 from codemods.tf2.names import unbound_names
 
@@ -72,11 +73,16 @@ def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: fr
     module = names.module
     if _has_star_import(module):
         return
-    for name, node in unbound_names(names.scopes).items():
+    text = module.code
+    try:
+        unbound = {name: None for name in sorted(symbols.unbound(text))}
+    except SyntaxError:  # libcst parses what CPython rejects: libcst's scope analysis answers
+        unbound = unbound_names(names.scopes)
+    for name, node in unbound.items():
         if name in unbound_before or name in ("__file__", "__builtins__"):
             continue
         bound_at = _binding_line(source, name) if source is not None else 0
-        refusal = Refuse(bound_at or names.line(node),
+        refusal = Refuse(bound_at or (names.line(node) if node is not None else symbols.first_read(text, name)),
                          f"`{name}` is still read but the TF2 program no longer binds it (the rewrite removed "
                          "what defined it here: a placeholder read outside the step functions, such as a fed "
                          "learning rate, is not converted)")

@@ -27,55 +27,43 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.children import children
+from codemods.tf2 import symbols
 
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_NESTED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                     cst.GeneratorExp})
 
 
 def _bound(node: cst.CSTNode) -> set:
     """The names a statement (header) binds in its own scope."""
-    found: set = set()
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n):
-            if n is not node and isinstance(n, _NESTED):
-                if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-                    found.add(n.name.value)
-                return False
-            return super().on_visit(n)
-
-        def visit_AssignTarget(self, n):
-            found.update(_target_names(n.target))
-
-        def visit_AugAssign(self, n):
-            found.update(_target_names(n.target))
-
-        def visit_AnnAssign(self, n):
-            if n.value is not None:
-                found.update(_target_names(n.target))
-
-        def visit_NamedExpr(self, n):
-            found.update(_target_names(n.target))
-
-        def visit_AsName(self, n):
-            found.update(_target_names(n.name))
-
-        def visit_Del(self, n):
-            found.update(_target_names(n.target))
-
-        def visit_ImportAlias(self, n):
-            if n.asname is None:
-                name = n.name
-                while isinstance(name, cst.Attribute):
-                    name = name.value
-                if isinstance(name, cst.Name):
-                    found.add(name.value)
-
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return {node.name.value}
     if isinstance(node, (cst.For,)):
         return _target_names(node.target)
-    node.visit(V())
+    found: set = set()
+    stack = [node]
+    while stack:  # (a walk by the node's fields: a libcst visitor rebuilds every node it visits)
+        n = stack.pop()
+        kind = type(n)
+        if n is not node and kind in _NESTED:
+            if kind is cst.FunctionDef or kind is cst.ClassDef:
+                found.add(n.name.value)
+            continue
+        field = _BINDS.get(kind)
+        if field is not None and not (kind is cst.AnnAssign and n.value is None):
+            found.update(_target_names(getattr(n, field)))
+        elif kind is cst.ImportAlias and n.asname is None:
+            name = n.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                found.add(name.value)
+        stack.extend(children(n))
     return found
+
+
+# node class → its field that binds names in the statement's scope (none of these has subclasses)
+_BINDS = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
+          cst.NamedExpr: "target", cst.AsName: "name", cst.Del: "target"}
 
 
 def _target_names(target) -> set:
@@ -332,8 +320,14 @@ def target_nodes(target) -> list:
 
 
 def free_names(definition: cst.FunctionDef) -> set:
-    """The names a function reads that it does not bind itself (libcst's ScopeProvider)."""
-    wrapper = MetadataWrapper(cst.Module(body=[definition]), unsafe_skip_copy=True)
+    """The names a function reads that it does not bind itself (CPython's symbol tables; libcst's
+    ScopeProvider for a text CPython rejects)."""
+    module = cst.Module(body=[definition])
+    try:
+        return symbols.free_names(module.code, module_bound_too=True)
+    except SyntaxError:
+        pass
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
     out = set()
     for scope in {s for s in scopes.values() if s is not None}:

@@ -37,10 +37,10 @@ MAX_OPTIONAL = 3  # keys added later: one step per subset of them (8 at most)
 
 def _extended(node) -> Optional[cst.Name]:
     """The dict's name where `node` extends it: the call `name.update(...)`, or the target `name[key]`."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update" \
+    if type(node) is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update" \
             and isinstance(node.func.value, cst.Name):
         return node.func.value
-    if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Subscript) and \
+    if type(node) is cst.AssignTarget and isinstance(node.target, cst.Subscript) and \
             isinstance(node.target.value, cst.Name):
         return node.target.value
     return None

@@ -41,11 +41,12 @@ def name_counts(node) -> dict:
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, cst.Name):
+        kind = type(n)  # these three classes have no subclasses: `is` instead of libcst's abstract isinstance
+        if kind is cst.Name:
             out[n.value] = out.get(n.value, 0) + 1
-        elif isinstance(n, cst.Attribute):
+        elif kind is cst.Attribute:
             stack.append(n.value)  # its member is not a name
-        elif isinstance(n, cst.Arg):
+        elif kind is cst.Arg:
             stack.append(n.value)  # nor is a keyword
         else:
             stack.extend(children(n))
@@ -91,15 +92,16 @@ def bound_names(node) -> set:
     """Names a statement binds (assignment, for, with ... as, augmented assignment targets)."""
     out = set()
     for n in _walk(node):
-        if isinstance(n, cst.AssignTarget):
-            out |= _target_names(n.target)
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
-            out |= _target_names(n.target)
-        elif isinstance(n, cst.AsName):
-            out |= _target_names(n.name)
-        elif isinstance(n, cst.NamedExpr):
-            out |= _target_names(n.target)
+        field = _BINDING_FIELD.get(type(n))
+        if field is not None:
+            out |= _target_names(getattr(n, field))
     return out
+
+
+# node class → its field that binds names (classes without subclasses: looked up by type, which a
+# walk over every node does much faster than isinstance against libcst's abstract classes)
+_BINDING_FIELD = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
+                  cst.For: "target", cst.AsName: "name", cst.NamedExpr: "target"}
 
 
 # methods that change a list, dict or set in place
@@ -170,7 +172,7 @@ def function_locals(fn: cst.FunctionDef) -> set:
             params.add(star.name.value)
     declared = set()
     for n in _walk(fn.body):
-        if isinstance(n, (cst.Global, cst.Nonlocal)):
+        if type(n) is cst.Global or type(n) is cst.Nonlocal:
             declared |= {a.name.value for a in n.names}
     return (params | bound_names(fn.body)) - declared
 
