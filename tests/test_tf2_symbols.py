@@ -125,3 +125,13 @@ def test_import_table_refuses_a_rebound_import_at_its_line():
     with pytest.raises(Exception) as info:
         ImportTable.read(cst.parse_module(source))
     assert info.value.line == 5 and "`tf` names an import of TensorFlow" in info.value.reason
+
+
+@pytest.mark.parametrize("rel, text", list(_sources())[::7], ids=[rel for rel, _ in list(_sources())[::7]])
+def test_positions_are_the_wrappers(rel, text):
+    """`_base.positions` (the provider run by itself) gives what MetadataWrapper.resolve gives."""
+    from libcst.metadata import PositionProvider
+
+    from codemods.tf2._base import positions
+    module = cst.parse_module(text)
+    assert positions(module) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))

@@ -14,7 +14,8 @@ from types import TracebackType
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.tf2._base import positions
 
 
 def failure_line(exc: BaseException, module: cst.Module) -> int:
@@ -26,12 +27,12 @@ def failure_line(exc: BaseException, module: cst.Module) -> int:
         tb = tb.tb_next
     if not frames:
         return 0
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    where = positions(module)
     for frame in reversed(frames):  # innermost first: the most specific node
         best = 0
         for value in frame.f_locals.values():
             if isinstance(value, cst.CSTNode) and not isinstance(value, cst.Module):
-                pos = positions.get(value)
+                pos = where.get(value)
                 if pos is not None and (best == 0 or pos.start.line < best):
                     best = pos.start.line
         if best:

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods._base import dotted_name
 from codemods.tf2 import symbols
-from codemods.tf2._base import Refuse
+from codemods.tf2._base import Refuse, positions
 
 # Every spelling of a TF 1.x name resolves to one canonical key of the tables.
 _CANONICAL = (
@@ -98,14 +98,13 @@ class ImportTable:
         name is rebound or shadowed somewhere (its meaning would depend on the place). Where each
         name is bound, and which names nothing binds, come from CPython's symbol tables
         (`symbols`); libcst's scope analysis answers for a text CPython rejects."""
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        table = cls(positions={n: p.start.line for n, p in positions.items()})
+        table = cls(positions={n: p.start.line for n, p in positions(module).items()})
         try:
             source = module.code
             sites, unbound = symbols.binding_sites(source), symbols.unbound(source)
         except SyntaxError:
-            sites, unbound = _scope_answers(wrapper.resolve(ScopeProvider), table)
+            sites, unbound = _scope_answers(MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider),
+                                            table)
         for st in module.body:
             if not isinstance(st, cst.SimpleStatementLine):
                 continue

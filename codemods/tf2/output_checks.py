@@ -19,11 +19,10 @@ from typing import Optional
 
 import libcst as cst
 
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.children import children
 from codemods.tf2 import symbols
-from codemods.tf2._base import Names, Refuse, code, walk
+from codemods.tf2._base import Names, Refuse, code, positions, walk
 from codemods.tf2.names import unbound_names
 
 RULE = "output_checks"
@@ -92,11 +91,10 @@ def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: fr
 
 def _binding_line(source: cst.Module, name: str) -> int:
     """The first line of `source` that assigns `name` (0 if none)."""
-    wrapper = MetadataWrapper(source, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    lines = [positions[n].start.line for n in walk(wrapper.module)
+    where = positions(source)
+    lines = [where[n].start.line for n in walk(source)
              if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name
-             and n in positions]
+             and n in where]
     return min(lines) if lines else 0
 
 
