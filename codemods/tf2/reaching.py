@@ -28,6 +28,7 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.children import children
 from codemods.tf2 import symbols
+from codemods.tf2.syntax import BINDING_FIELD
 
 _NESTED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                      cst.GeneratorExp})
@@ -61,9 +62,9 @@ def _bound(node: cst.CSTNode) -> set:
     return found
 
 
-# node class → its field that binds names in the statement's scope (none of these has subclasses)
-_BINDS = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
-          cst.NamedExpr: "target", cst.AsName: "name", cst.Del: "target"}
+# node class → its field that binds names in a header's scope: a statement's binders, less a nested
+# `for` (its own statement), and `del`
+_BINDS = {**{k: v for k, v in BINDING_FIELD.items() if k is not cst.For}, cst.Del: "target"}
 
 
 def _target_names(target) -> set:

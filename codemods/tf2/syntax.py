@@ -15,14 +15,7 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2._base import NameTransformer, code
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(children(n)))
+from codemods.tf2._base import walk as _walk
 
 
 def walk_nodes(node):
@@ -92,7 +85,7 @@ def bound_names(node) -> set:
     """Names a statement binds (assignment, for, with ... as, augmented assignment targets)."""
     out = set()
     for n in _walk(node):
-        field = _BINDING_FIELD.get(type(n))
+        field = BINDING_FIELD.get(type(n))
         if field is not None:
             out |= _target_names(getattr(n, field))
     return out
@@ -100,7 +93,7 @@ def bound_names(node) -> set:
 
 # node class → its field that binds names (classes without subclasses: looked up by type, which a
 # walk over every node does much faster than isinstance against libcst's abstract classes)
-_BINDING_FIELD = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
+BINDING_FIELD = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
                   cst.For: "target", cst.AsName: "name", cst.NamedExpr: "target"}
 
 
