@@ -76,6 +76,7 @@ WHERE = {
     "pickle_args_with_file": ["pickle.dump(args, f)"],
     "reset_default_graph_ops": ["ops.reset_default_graph()"],
     "gradient_penalty": ["grad = tf.gradients(critic(X_inter), [X_inter])[0]"],
+    "variable_fetched_with_update": ["l, _, w = sess.run([m.loss, m.train_op, m.W]"],
 }
 
 # probe → a fragment the refusal's reason must hold (the construct, said truly)

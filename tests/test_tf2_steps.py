@@ -120,9 +120,27 @@ def test_initializer_run_again_is_refused():
     assert note.line == 13 and "re-initializing" in note.message
 
 
-def test_variable_fetched_with_an_update_is_refused():
-    text = _DROPOUT.replace("sess.run(train_op,", "sess.run([train_op, w],")
+def test_variable_fetched_with_an_update_comes_back_after_the_update():
+    """TF 1.x's variables here are ref variables: the fetched value shares the buffer the update
+    writes in place, so sess.run gave it after the update; the step returns it after its update
+    (the whole fetch structure, None for the op, since the result is not unpacked)."""
+    out = _converted(_DROPOUT.replace("sess.run(train_op,", "sess.run([train_op, w],"))
+    step = out.split("def train_step")[1].split("\n\n")[0]
+    assert step.index("apply_gradients") < step.index("return [None, w]"), step
+    assert "tf.nest.map_structure(lambda t: None if t is None else t.numpy(), train_step(" in out
+
+
+def test_pairs_of_gradients_and_variables_fetched_with_the_update_are_refused():
+    text = _DROPOUT.replace("train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)",
+                            "opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
+                            "train_op = opt.apply_gradients(gvs)").replace(
+        "sess.run(train_op,", "_, pairs = sess.run([train_op, gvs],")
     assert "does not order" in _refusal(text).message
+
+
+def test_fetch_dict_with_a_computed_key_is_refused():
+    text = _DROPOUT.replace("sess.run(train_op,", "sess.run({str(1): train_op, 'loss': loss},")
+    assert "key `str(1)` is not a literal" in _refusal(text).message
 
 
 _TWO_LISTS = """import tensorflow as tf

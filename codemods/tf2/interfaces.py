@@ -54,8 +54,9 @@ class StepBuilder(Protocol):
 
     by_key: dict                    # (fetches, feeds) -> the step made for them
 
-    def step_for(self, leaves: list, feeds: list) -> tuple:
-        """(Step, its call expression) for fetching `leaves` (`Leaf`s) with `feeds` [(placeholder, value)]."""
+    def step_for(self, leaves: list, feeds: list, shape=None) -> tuple:
+        """(Step, its call expression) for fetching `leaves` (`Leaf`s) with `feeds` [(placeholder, value)];
+        with `shape`, the step returns the fetch's whole structure."""
 
     def var_list(self, pairs: list, name: Optional[str] = None) -> cst.BaseExpression:
         """A name for the variables `pairs` [(TF 1.x name, expression)], made once."""

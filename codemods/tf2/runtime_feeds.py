@@ -161,13 +161,13 @@ def feeds(tr: "Program", node) -> Optional[Other]:
     return None
 
 
-def step_call(tr: "Program", leaves: list, feed: Other, name: cst.Name) -> tuple:
+def step_call(tr: "Program", leaves: list, feed: Other, name: cst.Name, shape=None) -> tuple:
     """(a step, the call): one step per set of the keys added at run time, picked by the keys the dict holds."""
     fixed, optional = feed.info["fixed"], feed.info["optional"]
     steps = {}
     for k in range(len(optional) + 1):
         for chosen in itertools.combinations(optional, k):
-            step, _ = tr.steps.step_for(leaves, [(p, cst.Name(p)) for p in [*fixed, *chosen]])
+            step, _ = tr.steps.step_for(leaves, [(p, cst.Name(p)) for p in [*fixed, *chosen]], shape)
             if set(step.params) != {*fixed, *chosen}:
                 tr.refuse("a step given a run-time feed dict that also pulls from an iterator is not converted")
             steps[frozenset(chosen)] = step

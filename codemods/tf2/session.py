@@ -33,6 +33,7 @@ class Fetch:
     name: Optional[str] = None
     host: object = None             # what the fetched value denotes in the host code, if not plain values
     holds_variables: bool = False   # a structure of values that also holds variables ((gradient, variable) pairs)
+    ref_variable: bool = False      # a variable of the program: TF 1.x made it a ref variable (see `translate`)
 
 
 def _run_parts(tr: "Program", node) -> Optional[tuple]:
@@ -141,7 +142,7 @@ def _fetch(tr: "Program", node) -> Fetch:
     if ev.train is not None:
         tr.refuse(f"an update op built inside sess.run (`{emit.code(node)}`) is not converted")
     if isinstance(av, StateRef) and av.state.kind == "variable":
-        return Fetch("var", new, name=name)
+        return Fetch("var", new, name=name, ref_variable=True)
     if isinstance(av, StateRef) and av.state.kind == "schedule":
         return Fetch("value", new, name=name)
     if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
@@ -212,7 +213,13 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if all(l.kind == "var" for l in leaves):
         return _rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
     updates = [l for l in leaves if l.kind == "train"]
-    if updates and any(l.kind == "var" or l.holds_variables for l in leaves):
+    # A variable fetched with an update: TF 1.x leaves the read and the update unordered, but its
+    # variables here are ref variables (the tier refuses use_resource, enable_resource_variables and
+    # enable_v2_behavior), whose fetched value shares the buffer the update writes in place: on the
+    # CPU, sess.run gave the value after the update, run after run. The step returns the variable
+    # after its update (a tf.function reads it where it returns, after the update), as parity's
+    # OLD side records it. Other structures holding variables stay refused.
+    if updates and any(l.kind == "var" and not l.ref_variable or l.holds_variables for l in leaves):
         tr.refuse("sess.run of an update op and a variable together: TF 1.x does not order the read and the update")
     mixed = [l for l in leaves if l.holds_variables]
     if mixed:
@@ -222,11 +229,16 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
         tr.refuse(f"sess.run of two update ops together ({', '.join(f'`{emit.code(l.node)}`' for l in updates)}): "
                   "TF 1.x does not order them, so what each reads depends on the scheduler")
     step_leaves = [Leaf("train" if l.kind == "train" else "value", l.node, l.name) for l in leaves]
+    shape = FetchShape(structure) if _whole_structure(tr, structure, targets) else None
     if runtime is None:
-        step, call = tr.steps.step_for(step_leaves, feeds)
+        step, call = tr.steps.step_for(step_leaves, feeds, shape)
     else:
-        step, call = runtime_feeds.step_call(tr, step_leaves, runtime, feed_node)
+        step, call = runtime_feeds.step_call(tr, step_leaves, runtime, feed_node, shape)
     tr.runs_seen = True
+    if shape is not None:
+        tr.note("sess.run of a fetch structure → a step returning that structure (None for an op)")
+        return emit.expr("{tf}.nest.map_structure(lambda t: None if t is None else t.numpy(), {c})",
+                         tf=tr.alias, c=call), targets
     kind, parts = structure
     if kind == "leaf":
         leaf = parts
@@ -234,12 +246,6 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
             returned = any(r.name == leaf.name for r in step.returns)
             return (_numpy(Fetch("value", call), call, tr.alias) if returned else call), targets
         return _numpy(leaf, call, tr.alias), targets
-    if kind == "dict":
-        if any(l.kind == "train" for l in leaves) or any(p[0] != "leaf" for _, p in parts):
-            tr.refuse("a fetch dict with update ops or nested structures is not converted")
-        tr.refuse("a fetch dict is not converted yet")
-    if any(p[0] != "leaf" for p in parts):
-        tr.refuse("a nested fetch structure is not converted")
     fetched = [p[1] for p in parts]
     nones = [f.kind == "train" and not any(r.name == f.name for r in step.returns) for f in fetched]
     if not any(nones):
@@ -267,6 +273,53 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if all(f.single for _, f in kept):
         return emit.expr("[v.numpy() for v in {c}]", c=call), new_targets
     return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), new_targets
+
+
+def _gives_nothing(tr: "Program", fetch: Fetch) -> bool:
+    """An update op whose run gave None (`minimize`, `apply_gradients`, a group), not a value."""
+    if fetch.kind != "train":
+        return False
+    comp = next((c for c in reversed(tr.comps) if fetch.name in c.defs), None)
+    return comp is None or comp.returns is None
+
+
+def _whole_structure(tr: "Program", structure, targets) -> bool:
+    """The step returns the fetch's whole structure (None where an op is), and the call site maps
+    `.numpy()` over it: a dict, a nested structure, or a list whose None for an op is kept (the
+    result bound to one name, or the None bound to a name). A flat list unpacked into names, `_` for
+    each op, keeps the shorter form: the step returns the values only."""
+    kind, parts = structure
+    if kind == "leaf":
+        return False
+    if kind == "dict":
+        for key, _ in parts:
+            if not isinstance(key, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+                tr.refuse(f"a fetch dict whose key `{emit.code(key)}` is not a literal is not converted")
+        return True
+    if any(p[0] != "leaf" for p in parts):
+        return True
+    nones = [_gives_nothing(tr, p[1]) for p in parts]
+    if not any(nones) or targets is None and all(nones):
+        return False
+    unpacked = isinstance(targets, (cst.Tuple, cst.List)) and len(targets.elements) == len(parts) and not any(
+        isinstance(e, cst.StarredElement) for e in targets.elements)
+    return not unpacked or any(none and not (isinstance(el.value, cst.Name) and el.value.value == "_")
+                               for el, none in zip(targets.elements, nones))
+
+
+class FetchShape:
+    """A fetch structure as a step returns it: lists, tuples and dicts as written, each leaf in its place."""
+
+    def __init__(self, structure):
+        self.structure = structure
+
+    def expression(self, nodes: list) -> cst.BaseExpression:
+        it = iter(nodes)
+        return _rebuild(self.structure, lambda _: _or_none(next(it)))
+
+
+def _or_none(node):
+    return cst.Name("None") if node is None else node
 
 
 def _paren(node):

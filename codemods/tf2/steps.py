@@ -12,7 +12,7 @@ TF 1.x had built its graph (`f = f.get_concrete_function()`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
@@ -24,6 +24,13 @@ from codemods.tf2.variables import variables_expr
 
 if TYPE_CHECKING:
     from codemods.tf2.program import Program
+
+
+class Shape(Protocol):
+    """A fetch structure (`session.FetchShape`): the return expression from what each leaf returns."""
+
+    def expression(self, nodes: list) -> cst.BaseExpression:
+        """The structure with each leaf's node in its place (None: the `None` an op fetched gave)."""
 
 
 @dataclass
@@ -148,13 +155,16 @@ class Steps:
         return chosen
 
     # -- steps --------------------------------------------------------------------------------------
-    def step_for(self, leaves: list, feeds: list) -> tuple:
-        """(Step, its call expression) for fetching `leaves` with `feeds` [(placeholder name, value node)]."""
+    def step_for(self, leaves: list, feeds: list, shape: Optional[Shape] = None) -> tuple:
+        """(Step, its call expression) for fetching `leaves` with `feeds` [(placeholder name, value node)].
+        With `shape`, the step returns the fetch's whole structure: `shape` is given what each leaf
+        returns (its node, or None for an op that gives nothing) and makes the return expression."""
         fed = [n for n, _ in feeds]
-        key = (tuple((l.kind, emit.code(l.node)) for l in leaves), tuple(sorted(fed)))
+        key = (tuple((l.kind, emit.code(l.node)) for l in leaves), tuple(sorted(fed)),
+               None if shape is None else emit.code(shape.expression([l.node for l in leaves])))
         step = self.by_key.get(key)
         if step is None:
-            step = self.build(leaves, fed)
+            step = self.build(leaves, fed, shape)
             self.by_key[key] = step
             self.tr.new_steps.append(step.definition)
             trace = emit.stmt("{f} = {f}.get_concrete_function()", f=step.name)
@@ -208,7 +218,7 @@ class Steps:
             body=cst.IndentedBlock(body=body or [cst.SimpleStatementLine([cst.Pass()])]),
             decorators=[cst.Decorator(decorator)], leading_lines=emit.blank_lines())
 
-    def build(self, leaves: list, fed: list) -> Step:
+    def build(self, leaves: list, fed: list, shape: Optional[Shape] = None) -> Step:
         tr = self.tr
         need = set()
         for leaf in leaves:
@@ -238,7 +248,7 @@ class Steps:
         preferred = "train_step" if train else "compute_" + "_and_".join(
             l.name or "value" for l in leaves if l.kind == "value")[:40]
         name = tr.namer.fresh(preferred)
-        returned, early = [], []
+        returned, early, per_leaf = [], [], []
         for leaf in leaves:
             if leaf.kind == "value" and train and self._reads_schedule(leaf.node):
                 # TF 1.x computed a schedule's value once, before the update that used it and the global
@@ -252,8 +262,14 @@ class Steps:
                 comp = next(c for c in reversed(comps) if leaf.name in c.defs)
                 if comp.returns is not None:
                     returned.append(Leaf("value", comp.returns, leaf.name))
+                else:
+                    per_leaf.append(None)
+                    continue
+            per_leaf.append(returned[-1].node)
         body = prologue + self.body(comps, early)
-        if returned:
+        if shape is not None:
+            body.append(cst.SimpleStatementLine([cst.Return(shape.expression(per_leaf))]))
+        elif returned:
             value = returned[0].node if len(returned) == 1 else cst.Tuple(
                 [cst.Element(l.node) for l in returned], lpar=[], rpar=[])
             body.append(cst.SimpleStatementLine([cst.Return(value)]))
