@@ -17,7 +17,8 @@ import libcst as cst
 
 from codemods.tf2 import data, emit, runtime_feeds, summaries
 from codemods.tf2.interfaces import Leaf
-from codemods.tf2.model import HOST, Input, Mapping, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
+                                StateRef, Tensor)
 from codemods.tf2.syntax import target_names
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def feeds_of(tr: "Program", node) -> list:
         return []
     if isinstance(node, cst.Name):
         av = tr.env.get(node.value)
-        if isinstance(av, Other) and av.kind == "feed":
+        if isinstance(av, Other) and av.kind == OtherKind.FEED:
             av.info["uses"] += 1
             return list(av.info["items"])
         tr.refuse(f"feed_dict `{node.value}` is not a dict literal of placeholders bound once: not converted")
@@ -126,23 +127,23 @@ def _fetch(tr: "Program", node) -> Fetch:
         tr.refuse(f"sess.run of `{emit.code(node)}` creates state: not converted")
     name = node.value if isinstance(node, cst.Name) else None
     if isinstance(av, Op):
-        if av.op.kind == "init":
+        if av.op.kind == OpKind.INIT:
             return Fetch("init", new)
-        if av.op.kind == "iterator_init":
+        if av.op.kind == OpKind.ITERATOR_INIT:
             return Fetch("iterator_init", new, host=av.op)
-        if av.op.kind in ("summary", "merged"):
+        if av.op.kind in (OpKind.SUMMARY, OpKind.MERGED):
             return Fetch("value", summaries.fetched(av.op), single=False, name=name or av.op.name,
-                         host=Other("summary_values", av.op.info))
-        if av.op.kind in ("train", "assign", "group") and av.op.name is not None:
+                         host=Other(OtherKind.SUMMARY_VALUES, av.op.info))
+        if av.op.kind in (OpKind.TRAIN, OpKind.ASSIGN, OpKind.GROUP) and av.op.name is not None:
             return Fetch("train", new, name=av.op.name)
-        if av.op.kind == "assign" and av.op.info.get("direct") is not None:
+        if av.op.kind == OpKind.ASSIGN and av.op.info.get("direct") is not None:
             return Fetch("var", new)  # assigned eagerly where the run was; the run returned the new value
-        tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind}) is not converted")
+        tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind.value}) is not converted")
     if ev.train is not None:
         tr.refuse(f"an update op built inside sess.run (`{emit.code(node)}`) is not converted")
-    if isinstance(av, StateRef) and av.state.kind == "variable":
+    if isinstance(av, StateRef) and av.state.kind == StateKind.VARIABLE:
         return Fetch("var", new, name=name)
-    if isinstance(av, StateRef) and av.state.kind == "schedule":
+    if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
         return Fetch("value", new, name=name)
     if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
         return Fetch("var", emit.expr("[v.numpy() for v in {x}]", x=_paren(new)), name=name, single=False)
@@ -159,7 +160,7 @@ def _holds_variables(av) -> bool:
     if isinstance(av, Tensor):
         return av.pairs
     if isinstance(av, StateRef):
-        return av.state.kind == "variable"
+        return av.state.kind == StateKind.VARIABLE
     return isinstance(av, Seq) and any(_holds_variables(i) for i in av.items)
 
 
@@ -351,19 +352,19 @@ def run_call(site: "CallSite"):
 
 
 def close(site: "CallSite"):
-    return Other("session_close", {"drop": True, "what": "closing the Session"}), site.node
+    return Other(OtherKind.SESSION_CLOSE, {"drop": True, "what": "closing the Session"}), site.node
 
 
 def as_default(site: "CallSite"):
-    return Other("scope", {"enter": None, "leave": None}), site.node
+    return Other(OtherKind.SCOPE, {"enter": None, "leave": None}), site.node
 
 
 METHODS = {
-    ("session", "run"): run_call,
-    ("session", "close"): close,
-    ("session", "as_default"): as_default,
-    ("tensor", "eval"): run_call,
-    ("variable", "eval"): run_call,
-    ("op", "run"): run_call,
+    (AVKind.SESSION, "run"): run_call,
+    (AVKind.SESSION, "close"): close,
+    (AVKind.SESSION, "as_default"): as_default,
+    (AVKind.TENSOR, "eval"): run_call,
+    (StateKind.VARIABLE, "eval"): run_call,
+    (AVKind.OP, "run"): run_call,
 }
 __all__ = ["METHODS", "Mapping"]

@@ -18,7 +18,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, reaching
 from codemods.tf2.interfaces import Leaf
-from codemods.tf2.model import HOST, Seq, StateRef
+from codemods.tf2.model import HOST, Seq, StateKind, StateRef
 from codemods.tf2.syntax import names_of, replace_names
 from codemods.tf2.variables import variables_expr
 
@@ -265,7 +265,7 @@ class Steps:
         return Step(name, params, returned, definition)
 
     def _reads_schedule(self, node: cst.BaseExpression) -> bool:
-        return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == "schedule"
+        return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == StateKind.SCHEDULE
                    for n in names_of(node))
 
     def statements(self, comp) -> list:
