@@ -112,8 +112,8 @@ def _static_step(av) -> Optional[list]:
     return None
 
 
-def _result(kind: str, cells: list, in_av, shape: list, time_major: bool):
-    if kind == "StaticRNN":
+def _result(twin_class: str, cells: list, in_av, shape: list, time_major: bool):
+    if twin_class == "StaticRNN":
         batch = shape[0] if len(shape) == 2 else None
         one = [batch, cells[0].units]
         if isinstance(in_av, Seq):
@@ -126,7 +126,7 @@ def _result(kind: str, cells: list, in_av, shape: list, time_major: bool):
     def out(c):
         return Tensor([time, batch, c.units] if time_major else [batch, time, c.units])
 
-    if kind == "BidirectionalDynamicRNN":
+    if twin_class == "BidirectionalDynamicRNN":
         return Seq([Seq([out(c) for c in cells], SeqKind.TUPLE), Seq([c.state(batch) for c in cells], SeqKind.TUPLE)],
                    SeqKind.TUPLE)
     return Seq([out(cells[0]), cells[0].state(batch)], SeqKind.TUPLE)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, reaching
-from codemods.tf2.interfaces import Leaf
+from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef
 from codemods.tf2.syntax import names_of, replace_names
 from codemods.tf2.variables import variables_expr
@@ -212,7 +212,7 @@ class Steps:
         tr = self.tr
         need = set()
         for leaf in leaves:
-            need |= {leaf.name} if leaf.kind == "train" else names_of(leaf.node)
+            need |= {leaf.name} if leaf.kind == FetchKind.TRAIN else names_of(leaf.node)
         comps = self.slice(need, fed=frozenset(fed))
         used = set()
         for c in comps:
@@ -234,24 +234,24 @@ class Steps:
                     tr.refuse(f"placeholder `{p}` is needed here but not fed (TF 1.x raised InvalidArgumentError)")
                 prologue.append(emit.assign(p, ph.default))
         params = list(fed) + pulled
-        train = any(l.kind == "train" for l in leaves)
+        train = any(l.kind == FetchKind.TRAIN for l in leaves)
         preferred = "train_step" if train else "compute_" + "_and_".join(
-            l.name or "value" for l in leaves if l.kind == "value")[:40]
+            l.name or "value" for l in leaves if l.kind == FetchKind.VALUE)[:40]
         name = tr.namer.fresh(preferred)
         returned, early = [], []
         for leaf in leaves:
-            if leaf.kind == "value" and train and self._reads_schedule(leaf.node):
+            if leaf.kind == FetchKind.VALUE and train and self._reads_schedule(leaf.node):
                 # TF 1.x computed a schedule's value once, before the update that used it and the global
                 # step's increment: read it there, not after them
                 local = tr.namer.fresh(f"{leaf.name or 'value'}_value")
                 early.append(emit.assign(local, leaf.node))
-                returned.append(Leaf("value", cst.Name(local), leaf.name))
-            elif leaf.kind == "value":
+                returned.append(Leaf(FetchKind.VALUE, cst.Name(local), leaf.name))
+            elif leaf.kind == FetchKind.VALUE:
                 returned.append(leaf)
             else:
                 comp = next(c for c in reversed(comps) if leaf.name in c.defs)
                 if comp.returns is not None:
-                    returned.append(Leaf("value", comp.returns, leaf.name))
+                    returned.append(Leaf(FetchKind.VALUE, comp.returns, leaf.name))
         body = prologue + self.body(comps, early)
         if returned:
             value = returned[0].node if len(returned) == 1 else cst.Tuple(

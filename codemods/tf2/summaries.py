@@ -51,23 +51,23 @@ def {name}(tag, values):
 
 def summary(site: "CallSite"):
     tr = site.tr
-    kind = KINDS[site.qname]
+    function = KINDS[site.qname]  # the tf.summary function: scalar | histogram
     allowed = {"name", "tensor", "values", "collections", "family"}
     site.only(allowed, 2)
     name, _ = site.arg(0, "name")
-    value, value_av = site.arg(1, {"scalar": "tensor", "histogram": "values"}[kind])
+    value, value_av = site.arg(1, {"scalar": "tensor", "histogram": "values"}[function])
     if not isinstance(name, cst.SimpleString) or value is None:
-        site.refuse(f"tf.summary.{kind} with a name that is not a string literal is not converted")
+        site.refuse(f"tf.summary.{function} with a name that is not a string literal is not converted")
     if site.arg(None, "collections")[0] is not None or site.arg(None, "family")[0] is not None:
-        site.refuse(f"tf.summary.{kind} with collections or family is not converted")
+        site.refuse(f"tf.summary.{function} with collections or family is not converted")
     max_outputs = None
     tag = tr.scopes.unique_name(_join(tr.scopes.top.name_path, name.evaluated_value))
     holder = tr.namer.fresh(name.evaluated_value.replace(" ", "_") + "_summary")
     tr.add_comp([emit.assign(holder, value)], {holder}, names_of(value) & (tr.graph_names() | site.ev.uses))
-    entry = (tag, kind, holder, max_outputs)
+    entry = (tag, function, holder, max_outputs)
     tr.summaries.append(entry)
-    tr.note(f"tf.summary.{kind}(\"{tag}\") → its value computed in the steps that fetch it, written with "
-            "tf.summary.{kind} where add_summary wrote it")
+    tr.note(f"tf.summary.{function}(\"{tag}\") → its value computed in the steps that fetch it, written with "
+            "tf.summary.{kind} where add_summary wrote it")  # sic: not an f-string (the note says `{kind}`)
     return Op(GraphOp(OpKind.SUMMARY, holder, {"entries": [entry]})), site.node
 
 
@@ -126,11 +126,11 @@ def add_summary(site: "CallSite"):
             not isinstance(value, (cst.Name, cst.Subscript)):
         site.refuse("add_summary of something other than a summary fetched by sess.run is not converted")
     lines = []
-    for tag, kind, _, _ in av.info["entries"]:
-        holes = {"tf": cst.Name(tr.alias)} if kind == "scalar" else {"tf": cst.Name(tr.alias),
-                                                                    "np": cst.Name(tr.numpy_name())}
-        writer_fn = tr.preamble_function(f"summary_{kind}", lambda n, k=kind, h=holes: list(parse_template_module(
-            WRITERS[k], name=cst.Name(n), **h).body), f"write_{kind}")
+    for tag, function, _, _ in av.info["entries"]:
+        holes = {"tf": cst.Name(tr.alias)} if function == "scalar" else {"tf": cst.Name(tr.alias),
+                                                                        "np": cst.Name(tr.numpy_name())}
+        writer_fn = tr.preamble_function(f"summary_{function}", lambda n, k=function, h=holes: list(
+            parse_template_module(WRITERS[k], name=cst.Name(n), **h).body), f"write_{function}")
         args = [cst.Arg(cst.SimpleString(f'"{tag}"')),
                 cst.Arg(cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.SimpleString(f'"{tag}"')))]))]
         lines.append(cst.SimpleStatementLine([cst.Expr(emit.with_args(emit.call(cst.Name(writer_fn)), args))]))
