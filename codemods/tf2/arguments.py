@@ -30,13 +30,13 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.tf2 import symbols
 from codemods.tf2.emit import code
-from codemods.tf2.model import AV, Input, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.model import AV, Input, Op, Other, Seq, Session, StateKind, StateRef, Tensor
 from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
 
-HOST_STATE = ("saver", "writer")  # state whose TF 2 object the host code uses by name: passed as it is
+HOST_STATE = (StateKind.SAVER, StateKind.WRITER)  # state whose TF 2 object the host code uses by name: passed as it is
 
 
 @dataclass

@@ -21,8 +21,8 @@ from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import inline_call
-from codemods.tf2.model import (AV, HOST, Element, Input, Instance, Mapping, Op, Other, Seq, Session, StateRef, Tensor,
-                                holds_tf)
+from codemods.tf2.model import (AV, HOST, Element, Input, Instance, Mapping, Op, Other, OtherKind, Seq, SeqKind,
+                                Session, StateRef, Tensor, holds_tf)
 from codemods.tf2.syntax import comments_of, names_of, new_literal, root_name, target_names
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class AssignStatements:
                 return
             items = session.feed_dict_binding(self, small.value)
             if items is not None:
-                self.env[target.value] = Other("feed", {"items": items, "uses": 0})
+                self.env[target.value] = Other(OtherKind.FEED, {"items": items, "uses": 0})
                 self.feeds.add(target.value)
                 self.note(f"feed dict `{target.value}` → the arguments of the step calls it feeds")
                 return
@@ -91,7 +91,7 @@ class AssignStatements:
             grads, loss, variables = ev.zip_idiom
             value = emit.expr("tape.gradient({loss}, {v})", loss=loss, v=variables)
             small = small.with_changes(targets=[cst.AssignTarget(cst.Name(grads))])
-            self.env[target_names(target)[1]] = Seq([], "variables")  # the variables, in TF 1.x's order
+            self.env[target_names(target)[1]] = Seq([], SeqKind.VARIABLES)  # the variables, in TF 1.x's order
             target = cst.Name(grads)
             av = Tensor(single=False)
         self.place(st, small.with_changes(value=value), target, av, ev, out)
@@ -160,12 +160,12 @@ class AssignStatements:
         root = root_name(target)
         dropped = self.env.get(root) if root is not None and not isinstance(target, cst.Name) else None
         if isinstance(dropped, Other) and dropped.info.get("drop") and not av.graph:
-            self.note(f"`{code(target)} = ...`: sets {dropped.info.get('what', dropped.kind)}, which has no TF 2 "
+            self.note(f"`{code(target)} = ...`: sets {dropped.info.get('what', dropped.kind.value)}, which has no TF 2 "
                       "counterpart; removed")  # `session_conf.gpu_options.allow_growth = True`
             return
         if isinstance(av, Session) or (isinstance(av, Other) and av.info.get("drop")):
             self.bind(target, av)
-            what = "the Session" if isinstance(av, Session) else av.info.get("what", av.kind)
+            what = "the Session" if isinstance(av, Session) else av.info.get("what", av.kind.value)
             self.note(f"`{code(small.value)}`: {what} has no TF 2 counterpart; removed")
             return
         out.append(st.with_changes(body=[small]))

@@ -22,7 +22,7 @@ import libcst as cst
 from libcst.helpers import parse_template_module
 
 from codemods.tf2 import emit
-from codemods.tf2.model import Other, State, StateRef
+from codemods.tf2.model import Other, OtherKind, State, StateKind, StateRef
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -62,9 +62,9 @@ def saver(site: "CallSite"):
     tr = site.tr
     site.only({"var_list", "max_to_keep"}, 1)
     var_list, var_av = site.arg(0, "var_list")
-    if var_list is not None and getattr(var_av, "kind", None) != "global_variables":
+    if var_list is not None and getattr(var_av, "kind", None) != OtherKind.GLOBAL_VARIABLES:
         site.refuse("tf.train.Saver of a variable list other than all global variables is not converted")
-    states = [s for s in tr.states if s.kind in ("variable", "layer", "optimizer")]
+    states = [s for s in tr.states if s.kind in (StateKind.VARIABLE, StateKind.LAYER, StateKind.OPTIMIZER)]
     if not states:
         site.refuse("tf.train.Saver before any variable this file creates (variables made in another module, "
                     "or none at all, are not known here)")
@@ -79,10 +79,11 @@ def saver(site: "CallSite"):
     for s in states:
         for tf1, expr in s.info.get("vars", []):
             names[tf1] = tr.classes.rebase(s, expr)
-        if s.kind == "variable" and s.info.get("global_step"):
+        if s.kind == StateKind.VARIABLE and s.info.get("global_step"):
             names["global_step"] = s.expr()
-    state = State("saver", name, name, tr.line, info={"names": names, "max_to_keep": site.arg(None, "max_to_keep")[0],
-                                                      "optimizers": _optimizer_states(tr, states, names)})
+    state = State(StateKind.SAVER, name, name, tr.line,
+                  info={"names": names, "max_to_keep": site.arg(None, "max_to_keep")[0],
+                        "optimizers": _optimizer_states(tr, states, names)})
     tr.note("tf.train.Saver → tf.train.Checkpoint of the state that existed then (TF 1.x saved the global "
             "variables made before the Saver)")
     return tr.add_state(state, [emit.assign(name, node)]), state.expr()
@@ -113,7 +114,7 @@ def _optimizer_states(tr, states: list, names: dict) -> list:
 
 def global_variables(site: "CallSite"):
     site.only(set(), 0)
-    return Other("global_variables", {"drop": False}), site.node
+    return Other(OtherKind.GLOBAL_VARIABLES, {"drop": False}), site.node
 
 
 def save(site: "CallSite"):
@@ -132,7 +133,7 @@ def save(site: "CallSite"):
     manager = emit.call(tr.tf("tensorflow.train.CheckpointManager"), state.expr(), directory,
                         max_to_keep=keep, checkpoint_name=base)
     tr.note("saver.save → tf.train.CheckpointManager(...).save(step): the same files and `checkpoint` state file")
-    return Other("host_call"), emit.call(cst.Attribute(manager, cst.Name("save")), checkpoint_number=step)
+    return Other(OtherKind.HOST_CALL), emit.call(cst.Attribute(manager, cst.Name("save")), checkpoint_number=step)
 
 
 def restore(site: "CallSite"):
@@ -153,7 +154,7 @@ def restore(site: "CallSite"):
                         for opt, args in state.info["optimizers"]])
     tr.note("saver.restore → restore_checkpoint: by object for a TF 2 checkpoint, by TF 1.x's variable names "
             "for a TF 1.x one")
-    return Other("host_call"), emit.call(cst.Name(helper), state.expr(), path, names)
+    return Other(OtherKind.HOST_CALL), emit.call(cst.Name(helper), state.expr(), path, names)
 
 
 def checkpoint_exists(site: "CallSite"):
@@ -162,12 +163,12 @@ def checkpoint_exists(site: "CallSite"):
     prefix, _ = site.arg(0, "checkpoint_prefix")
     if not isinstance(prefix, (cst.Name, cst.Attribute)):
         site.refuse("tf.train.checkpoint_exists of an expression (it is read twice) is not converted")
-    return Other("host_call"), emit.expr("bool({tf}.io.gfile.glob({p} + \".index\") or {tf}.io.gfile.glob({p}))",
-                                         tf=site.tr.alias, p=prefix)
+    return Other(OtherKind.HOST_CALL), emit.expr(
+        "bool({tf}.io.gfile.glob({p} + \".index\") or {tf}.io.gfile.glob({p}))", tf=site.tr.alias, p=prefix)
 
 
 CALLS = {"tensorflow.train.Saver": saver, "tensorflow.global_variables": global_variables,
          "tensorflow.train.checkpoint_exists": checkpoint_exists}
 CREATORS = {"tensorflow.train.Saver"}
-METHODS = {("saver", "save"): save, ("saver", "restore"): restore}
+METHODS = {(StateKind.SAVER, "save"): save, (StateKind.SAVER, "restore"): restore}
 __all__ = ["CALLS", "METHODS", "StateRef"]

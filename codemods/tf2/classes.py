@@ -30,7 +30,7 @@ from codemods.children import children
 from codemods.tf2 import arguments, build_time, emit
 from codemods.tf2.inline import Rename
 from codemods.tf2.interfaces import MethodFrame
-from codemods.tf2.model import HOST, AV, Class, Input, Instance, Op, Other, StateRef, Tensor
+from codemods.tf2.model import AV, HOST, Class, Input, Instance, Op, Other, OtherKind, StateRef, Tensor
 from codemods.tf2.syntax import bound_names, function_locals, names_of, replace_names
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Classes:
                 ev.uses.add(attr)
             return av, node
         if self.method(instance.cls, attr) is not None:
-            return Other("member", {"of": instance, "attr": attr}), node
+            return Other(OtherKind.MEMBER, {"of": instance, "attr": attr}), node
         return HOST, node
 
     def inlined(self, value: cst.BaseExpression) -> Optional[tuple]:

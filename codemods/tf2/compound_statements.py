@@ -36,8 +36,7 @@ class CompoundStatements:
         item = st.items[0]
         ev = Evaluator(self, self.env)
         av, _ = ev.evaluate(item.item)
-        kind = av.kind if isinstance(av, Other) else ("session" if isinstance(av, Session) else None)
-        if kind is None:
+        if not isinstance(av, (Other, Session)):  # a scope (any `Other`: its info says how to enter it) or the Session
             if self.pending:
                 self.refuse(f"`with {code(item.item)}:` creates state: not converted")
             self.compound(st, out)
@@ -45,7 +44,7 @@ class CompoundStatements:
         body = list(st.body.body)
         if body and st.leading_lines:
             body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
-        if kind == "session":
+        if isinstance(av, Session):
             if item.asname is not None:
                 self.bind(item.asname.name, Session())
             self.note("the Session block → its statements run eagerly; sess.run(...) → step function calls")

@@ -1,7 +1,7 @@
 """Which construct module knows a TensorFlow call, method or attribute: the registry.
 
 `CALLS` maps a canonical qualified name (`tensorflow.layers.dense`) to its handler; `METHODS`
-maps (kind of the receiver, method name) to its handler (`("optimizer", "minimize")`);
+maps (kind of the receiver, method name) to its handler (`(StateKind.OPTIMIZER, "minimize")`);
 `CREATORS` lists the calls that create state (a helper containing one is read at its calls).
 A handler gets a `CallSite` and returns (abstract value, TF 2 node).
 """
@@ -13,8 +13,8 @@ import libcst as cst
 
 from codemods.tf2 import (checkpoints, contrib_training, data, flags, keras_layers, layers, losses, ops, optimizers,
                           placeholders, rnn, rnn_cells, session, summaries, training, variables)
-from codemods.tf2.model import (AV, HOST, Input, Instance, Mapping, Op, Other, Scope, Seq, Session, StateRef, Tensor,
-                                TFSymbol)
+from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
+                                StateKind, StateRef, Tensor, TFSymbol, kind_of)
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
@@ -39,11 +39,14 @@ CALLS = {
     "tensorflow.cond": ops.cond,
     "tensorflow.Session": lambda site: (Session(), site.node),
     "tensorflow.InteractiveSession": lambda site: (Session(), site.node),
-    "tensorflow.ConfigProto": lambda site: (Other("config", {"drop": True, "what": "the session config"}), site.node),
-    "tensorflow.GPUOptions": lambda site: (Other("config", {"drop": True, "what": "the session config"}), site.node),
-    "tensorflow.Graph": lambda site: (Other("graph", {"drop": True, "what": "the graph"}), site.node),
-    "tensorflow.get_default_graph": lambda site: (Other("graph", {"drop": True, "what": "the graph"}), site.node),
-    "tensorflow.reset_default_graph": lambda site: (Other("graph_reset", {"drop": True, "what": "the graph"}),
+    "tensorflow.ConfigProto": lambda site: (Other(OtherKind.CONFIG, {"drop": True, "what": "the session config"}),
+                                            site.node),
+    "tensorflow.GPUOptions": lambda site: (Other(OtherKind.CONFIG, {"drop": True, "what": "the session config"}),
+                                           site.node),
+    "tensorflow.Graph": lambda site: (Other(OtherKind.GRAPH, {"drop": True, "what": "the graph"}), site.node),
+    "tensorflow.get_default_graph": lambda site: (Other(OtherKind.GRAPH, {"drop": True, "what": "the graph"}),
+                                                  site.node),
+    "tensorflow.reset_default_graph": lambda site: (Other(OtherKind.GRAPH_RESET, {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
 CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
@@ -58,34 +61,16 @@ METHODS = {
     **summaries.METHODS,
     **checkpoints.METHODS,
     **data.METHODS,
-    ("graph", "as_default"): lambda site: (Other("scope", {"enter": None, "leave": None}), site.node),
+    (OtherKind.GRAPH, "as_default"): lambda site: (Other(OtherKind.SCOPE, {"enter": None, "leave": None}), site.node),
 }
+# `tensor.shape`, `variable.dtype`: what they denote.
+ATTRIBUTE_KINDS = {"shape": OtherKind.SHAPE, "dtype": OtherKind.DTYPE}
 # Uncalled TensorFlow symbols a construct reads (kept as written; a leftover is caught at the end).
 REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
     "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *optimizers.OPTIMIZERS, *losses.REDUCTIONS,
 )}
-
-
-def kind_of(av: AV) -> str:
-    if isinstance(av, (Tensor, Input)):
-        return "tensor"
-    if isinstance(av, StateRef):
-        return av.state.kind
-    if isinstance(av, Session):
-        return "session"
-    if isinstance(av, Op):
-        return "op"
-    if isinstance(av, Scope):
-        return "scope"
-    if isinstance(av, Other):
-        return av.kind
-    if isinstance(av, (Seq, Mapping)):
-        return "structure"
-    if isinstance(av, Instance):
-        return "instance"
-    return "host"
 
 
 def tf_call(site: "CallSite"):
@@ -95,28 +80,28 @@ def tf_call(site: "CallSite"):
 def attribute(ev: "Evaluation", base: AV, attr: str, node: cst.Attribute) -> tuple:
     """`base.attr` (not a TensorFlow module member): a method to call later, or what it denotes."""
     kind = kind_of(base)
-    if kind == "host":
+    if kind == AVKind.HOST:
         return HOST, node
     if isinstance(base, Seq) and attr in base.fields:  # a namedtuple's field (an LSTM state's `.h`)
         return base.items[base.fields.index(attr)], node
-    if kind == "cell" and attr in ("state_size", "output_size"):  # sizes: Python values, as in TF 1.x
+    if kind == OtherKind.CELL and attr in ("state_size", "output_size"):  # sizes: Python values, as in TF 1.x
         return HOST, node
-    if kind == "session" and attr == "graph":
-        return Other("graph", {"drop": True, "what": "the graph"}), node
-    if kind in ("tensor", "variable") and attr in ("shape", "dtype"):
-        return Other(attr, {"of": base}), node
-    if kind in ("tensor", "variable") and attr in ("name", "op", "graph", "device"):
+    if kind == AVKind.SESSION and attr == "graph":
+        return Other(OtherKind.GRAPH, {"drop": True, "what": "the graph"}), node
+    if kind in (AVKind.TENSOR, StateKind.VARIABLE) and attr in ATTRIBUTE_KINDS:
+        return Other(ATTRIBUTE_KINDS[attr], {"of": base}), node
+    if kind in (AVKind.TENSOR, StateKind.VARIABLE) and attr in ("name", "op", "graph", "device"):
         ev.tr.refuse(f"`{ev.tr.code(node)}`: TF 1.x graph names and ops have no TF 2 counterpart in a step")
-    if kind == "variable" and attr == "initializer":
-        return Op(variables.GraphOp("init", info={"of": base})), node
-    if kind == "scope" and attr in ("name", "original_name_scope"):  # `name=scope.name`: the scope's name
+    if kind == StateKind.VARIABLE and attr == "initializer":
+        return Op(variables.GraphOp(OpKind.INIT, info={"of": base})), node
+    if kind == OtherKind.SCOPE and attr in ("name", "original_name_scope"):  # `name=scope.name`: the scope's name
         path = base.path + ("/" if attr == "original_name_scope" else "")
         return HOST, cst.SimpleString(repr(path))
-    if kind == "iterator" and attr == "initializer":
+    if kind == StateKind.ITERATOR and attr == "initializer":
         return data.iterator_initializer(ev.tr, base.state, base.state.info["dataset"]), node
-    if kind == "dataset" and attr in ("output_types", "output_shapes", "output_classes"):
-        return Other("dataset_structure"), node
-    return Other("member", {"of": base, "attr": attr}), node
+    if kind == OtherKind.DATASET and attr in ("output_types", "output_shapes", "output_classes"):
+        return Other(OtherKind.DATASET_STRUCTURE), node
+    return Other(OtherKind.MEMBER, {"of": base, "attr": attr}), node
 
 
 def method(site: "CallSite"):
@@ -127,21 +112,21 @@ def method(site: "CallSite"):
     handler = METHODS.get((kind, attr))
     if handler is not None:
         return handler(site)
-    if kind == "instance":
+    if kind == AVKind.INSTANCE:
         return site.tr.classes.call_method(site)
-    if kind in ("tensor",) and attr == "get_shape":
-        return Other("shape", {"of": receiver}), site.node
-    if kind in ("shape",) and attr == "as_list":
+    if kind == AVKind.TENSOR and attr == "get_shape":
+        return Other(OtherKind.SHAPE, {"of": receiver}), site.node
+    if kind == OtherKind.SHAPE and attr == "as_list":
         return HOST, site.node
-    if kind in ("variable",) and attr in ("assign", "assign_add", "assign_sub"):
+    if kind == StateKind.VARIABLE and attr in ("assign", "assign_add", "assign_sub"):
         return _assign(site)
     if isinstance(receiver, Mapping) and attr in ("values", "keys", "items") and not site.node.args:
-        return (Seq(list(receiver.items), "list") if attr == "values" else HOST), site.node
-    if kind in ("host", "structure", "member"):
+        return (Seq(list(receiver.items), SeqKind.LIST) if attr == "values" else HOST), site.node
+    if kind in (AVKind.HOST, AVKind.STRUCTURE, OtherKind.MEMBER):
         if any(site.ev.value_of(a.value).graph for a in site.node.args):
             return Tensor(single=False), site.node
         return (Tensor(single=False) if receiver.graph else HOST), site.node
-    site.refuse(f"`.{attr}(...)` of {kind} `{site.tr.code(site.original.func)}` is not converted")
+    site.refuse(f"`.{attr}(...)` of {kind.value} `{site.tr.code(site.original.func)}` is not converted")
 
 
 def _assign(site: "CallSite"):
@@ -151,18 +136,18 @@ def _assign(site: "CallSite"):
         if any(site.ev.value_of(a.value).graph for a in site.node.args):
             site.refuse("an assign op of a graph value, not bound to a name, is not converted")
         # `sess.run(w.assign(100))`: TF 2 assigns eagerly, there, and the variable holds the value
-        return Op(variables.GraphOp("assign", info={"direct": site.node})), site.node
+        return Op(variables.GraphOp(OpKind.ASSIGN, info={"direct": site.node})), site.node
     body = [cst.SimpleStatementLine([cst.Expr(site.node)])]
-    return Op(variables.GraphOp("assign", info={"body": body})), site.node
+    return Op(variables.GraphOp(OpKind.ASSIGN, info={"body": body})), site.node
 
 
 def call_state(site: "CallSite"):
     receiver = site.receiver
-    if isinstance(receiver, StateRef) and receiver.state.kind == "schedule":
+    if isinstance(receiver, StateRef) and receiver.state.kind == StateKind.SCHEDULE:
         return Tensor([]), site.node
-    if isinstance(receiver, StateRef) and receiver.state.kind == "layer" and receiver.state.info.get("keras"):
+    if isinstance(receiver, StateRef) and receiver.state.kind == StateKind.LAYER and receiver.state.info.get("keras"):
         return keras_layers.call_keras_layer(site)
-    site.refuse(f"calling `{site.tr.code(site.original.func)}` ({kind_of(receiver)}) is not converted")
+    site.refuse(f"calling `{site.tr.code(site.original.func)}` ({kind_of(receiver).value}) is not converted")
 
 
 __all__ = ["CALLS", "CREATORS", "METHODS", "REFERENCES", "attribute", "method", "call_state", "tf_call",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import emit
-from codemods.tf2.model import Func, State, StateRef
+from codemods.tf2.model import Func, State, StateKind, StateRef
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
 from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class
 from codemods.tf2.training import loss_name, train, variable_list
@@ -35,11 +35,11 @@ def clip_decorator(site: "CallSite"):
     tr = site.tr
     inner, inner_av = site.arg(0, "optimizer")
     clip, _ = site.arg(1, "clip_norm")
-    if not (isinstance(inner_av, StateRef) and inner_av.state.kind == "optimizer") or clip is None or \
+    if not (isinstance(inner_av, StateRef) and inner_av.state.kind == StateKind.OPTIMIZER) or clip is None or \
             len(site.node.args) != 2:
         site.refuse("clip_gradients_by_norm of something other than an optimizer made here is not converted")
     base = inner_av.state.info["opt"]
-    state = State("optimizer", inner_av.state.name, inner_av.state.tf1_name, tr.line,
+    state = State(StateKind.OPTIMIZER, inner_av.state.name, inner_av.state.tf1_name, tr.line,
                   info={"opt": Opt(base.source, base.row, clip_global=clip, velocity_ones=base.velocity_ones,
                                    plain_sgd=base.plain_sgd), "alias_of": inner_av.state}, ref=inner_av.state.ref)
     tr.note("contrib clip_gradients_by_norm → tf.clip_by_global_norm before apply_gradients")
@@ -67,7 +67,7 @@ def optimize_loss(site: "CallSite"):
     lr, _ = site.arg(2, "learning_rate")
     kind, kind_av = site.arg(3, "optimizer")
     clip, clip_av = site.arg(None, "clip_gradients")
-    if not (isinstance(gs[1], StateRef) and gs[1].state.kind == "variable") or lr is None:
+    if not (isinstance(gs[1], StateRef) and gs[1].state.kind == StateKind.VARIABLE) or lr is None:
         site.refuse("optimize_loss needs a global step variable and a learning rate here")
     if isinstance(kind, cst.SimpleString) and kind.evaluated_value in OPTIMIZE_LOSS_NAMES:
         row = OPTIMIZERS[OPTIMIZE_LOSS_NAMES[kind.evaluated_value]]
@@ -79,7 +79,7 @@ def optimize_loss(site: "CallSite"):
     args, _, fed_lr = optimizer_args(site, row, cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)]))
     statement = emit.with_comment(emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args)),
                                   f"optimize_loss's optimizer. {row.why}")
-    state = State("optimizer", name, name, tr.line,
+    state = State(StateKind.OPTIMIZER, name, name, tr.line,
                   info={"opt": Opt(row.tf1, row, velocity_ones=row.velocity_ones,
                                    plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr)})
     tr.add_state(state, [statement])
@@ -107,7 +107,7 @@ def create_train_op(site: "CallSite"):
     tr = site.tr
     loss = loss_name(site, *site.arg(0, "total_loss"))
     owner, owner_av = site.arg(1, "optimizer")
-    if not (isinstance(owner_av, StateRef) and owner_av.state.kind == "optimizer"):
+    if not (isinstance(owner_av, StateRef) and owner_av.state.kind == StateKind.OPTIMIZER):
         site.refuse("create_train_op of an unknown optimizer")
     gs = site.arg(None, "global_step")
     if gs[0] is None:

@@ -18,7 +18,8 @@ import libcst as cst
 
 from codemods.tf2 import emit, mnist_reader
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
-from codemods.tf2.model import HOST, GraphOp, Op, Other, Placeholder, Seq, State, StateRef, Tensor
+from codemods.tf2.model import (HOST, GraphOp, Op, OpKind, Other, OtherKind, Placeholder, Seq, State, StateKind,
+                                StateRef, Tensor)
 from codemods.tf2.names import short
 
 if TYPE_CHECKING:
@@ -64,20 +65,20 @@ def dataset(site: "CallSite"):
         site.refuse(exc.reason)
     if any(site.ev.value_of(a.value).graph for a in site.node.args):
         site.refuse("a tf.data dataset made from graph values is not converted")
-    return Other("dataset", {"expr": None}), node.with_changes(func=site.tr.tf(name))
+    return Other(OtherKind.DATASET, {"expr": None}), node.with_changes(func=site.tr.tf(name))
 
 
 def dataset_method(site: "CallSite"):
     method = site.qname[2:]
     if method not in DATASET_METHODS:
         site.refuse(f"`dataset.{method}(...)` is not converted")
-    return Other("dataset"), site.node
+    return Other(OtherKind.DATASET), site.node
 
 
 def _iterator(site: "CallSite", ds_node, one_shot: bool):
     tr = site.tr
     name = site.target or tr.namer.fresh("iterator")
-    state = State("iterator", name, name, tr.line, info={"dataset": ds_node})
+    state = State(StateKind.ITERATOR, name, name, tr.line, info={"dataset": ds_node})
     if one_shot:
         value = emit.call(cst.Name("iter"), ds_node)
         tr.note("make_one_shot_iterator() → iter(dataset), made here once")
@@ -124,7 +125,7 @@ def get_next(site: "CallSite"):
 
 
 def iterator_initializer(site_or_tr, state: State, ds_node) -> Op:
-    return Op(GraphOp("iterator_init", info={"iterator": state, "dataset": ds_node}))
+    return Op(GraphOp(OpKind.ITERATOR_INIT, info={"iterator": state, "dataset": ds_node}))
 
 
 def _kept(tr, ds_node):
@@ -158,9 +159,9 @@ CALLS.update({f"tensorflow.data.{c}": dataset for c in ("TextLineDataset", "TFRe
 CREATORS = {"tensorflow.data.make_one_shot_iterator", "tensorflow.data.make_initializable_iterator",
             "tensorflow.data.Iterator.from_structure"}
 METHODS = {
-    **{("dataset", m): dataset_method for m in DATASET_METHODS},
-    ("dataset", "make_one_shot_iterator"): one_shot,
-    ("dataset", "make_initializable_iterator"): initializable,
-    ("iterator", "get_next"): get_next,
-    ("iterator", "make_initializer"): make_initializer,
+    **{(OtherKind.DATASET, m): dataset_method for m in DATASET_METHODS},
+    (OtherKind.DATASET, "make_one_shot_iterator"): one_shot,
+    (OtherKind.DATASET, "make_initializable_iterator"): initializable,
+    (StateKind.ITERATOR, "get_next"): get_next,
+    (StateKind.ITERATOR, "make_initializer"): make_initializer,
 }

@@ -42,7 +42,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.tf2._base import Names, Note, Refuse, Result, fresh, names_in, walk
-from codemods.tf2.distribute_analysis import Step, analyse
+from codemods.tf2.distribute_analysis import Reduction, Step, analyse
 from codemods.tf2.names import tf_alias
 
 RULE = "distribute"
@@ -72,7 +72,7 @@ def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
     new = _rewrite(mod, step, tf_alias(mod), strategy, taken)
     notes = [Note(step.loss_line, RULE, "change",
                   f"train step `{step.node.name.value}` distributed with {STRATEGIES[strategy].split('(')[0]}: "
-                  f"sharded batch, loss {'scaled to the global batch' if step.kind == 'mean' else 'summed'}, "
+                  f"sharded batch, loss {'scaled to the global batch' if step.kind == Reduction.MEAN else 'summed'}, "
                   "gradients all-reduced once, then clipped once and applied in cross-replica context")]
     return new, notes
 
@@ -161,7 +161,7 @@ def _rewrite(mod: cst.Module, step: Step, alias: str, strategy: str, taken: set)
     pre = []
     target = step.loss
     tape_lines = list(tape_with.body.body)
-    if step.kind == "mean":
+    if step.kind == Reduction.MEAN:
         pre.append(cst.parse_statement(T(f"{n_global} = tf.shape({first_batch})[0]\n")).with_changes(
             leading_lines=[cst.EmptyLine(comment=cst.Comment(
                 "# each replica scales its loss by its share of the global batch"))]))

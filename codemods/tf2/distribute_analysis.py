@@ -11,6 +11,7 @@ module level before the step. Anything else is `Refuse(line, reason)`. Never imp
 """
 from __future__ import annotations
 
+import enum
 from typing import Optional
 
 import libcst as cst
@@ -36,6 +37,13 @@ SUM = ("tensorflow.reduce_sum", "tensorflow.math.reduce_sum")
 KERAS_CLIP_ARGS = ("clipnorm", "clipvalue", "global_clipnorm")
 
 
+class Reduction(enum.Enum):
+    """How the loss reduces the batch: a mean (each replica scales its loss to the global batch) or a sum."""
+
+    MEAN = "mean"
+    SUM = "sum"
+
+
 class Step:
     """What the analysis of the train step found."""
 
@@ -46,7 +54,7 @@ class Step:
         self.batch: list[bool] = []
         self.tape = ""
         self.loss = ""
-        self.kind = ""  # mean | sum
+        self.kind: Optional[Reduction] = None
         self.var_list = ""
         self.optimizer = ""
         self.grad_stmt = -1  # index in the body of `NAME = tape.gradient(...)`, if that simple
@@ -184,9 +192,9 @@ def _analyse_loss(names: Names, step: Step, target: str, value: cst.BaseExpressi
     line = names.line(value)
     reduce = m.Call(args=[m.Arg(keyword=None)]) | m.Call(args=[m.Arg(keyword=None),
                                                                m.Arg(keyword=m.Name("axis"), value=m.Name("None"))])
-    kind = "mean" if names.is_(getattr(value, "func", None), *MEAN) else \
-        "sum" if names.is_(getattr(value, "func", None), *SUM) else ""
-    if not kind or not m.matches(value, reduce):
+    kind = Reduction.MEAN if names.is_(getattr(value, "func", None), *MEAN) else \
+        Reduction.SUM if names.is_(getattr(value, "func", None), *SUM) else None
+    if kind is None or not m.matches(value, reduce):
         raise Refuse(line, f"the loss `{code(value)}` is not a tf.reduce_mean or tf.reduce_sum over the whole "
                            "batch: its per-replica part is not provably a share of the single-device loss")
     if not _rowwise(names, value.args[0].value, batch, layers):

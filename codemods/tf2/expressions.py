@@ -18,8 +18,8 @@ from codemods.children import children
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import constructs, elements, flags, rnn_cells, session
 from codemods.tf2.call_site import CallSite
-from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, Seq, StateRef, Tensor,
-                                 TFSymbol, holds_tf)
+from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
+                                SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
 from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import canonical, short
 from codemods.tf2.syntax import name_counts, target_names
@@ -177,7 +177,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             av = TFSymbol(q) if q is not None and self.tr.names.is_tf(original) else HOST
         if av.graph or isinstance(av, StateRef):
             self.uses.add(name)
-        if isinstance(av, StateRef) and av.state.kind == "schedule":
+        if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
             return self._set(cst.Call(func=av.state.expr(), args=[cst.Arg(av.state.info["step"])]), av)
         if isinstance(av, StateRef) and av.state.ref is not None and av.state.name == name:
             return self._set(av.state.ref, av)
@@ -228,7 +228,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             av, new = self.tr.helper_call(CallSite(self, func.node.name.value, updated, original), func)
         elif isinstance(func, Class):
             av, new = self.tr.classes.instantiate(CallSite(self, func.node.name.value, updated, original), func)
-        elif isinstance(func, Other) and func.kind == "member":
+        elif isinstance(func, Other) and func.kind == OtherKind.MEMBER:
             site = CallSite(self, "*." + func.info["attr"], updated, original, receiver=func.info["of"])
             av, new = constructs.method(site)
         elif isinstance(func, StateRef):
@@ -273,7 +273,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         base = self.value_of(updated.value)
         index = updated.slice[0].slice if len(updated.slice) == 1 else None
         key = index.value if isinstance(index, cst.Index) else None
-        if isinstance(base, Other) and base.kind == "shape" and shp.literal(key) is not None:
+        if isinstance(base, Other) and base.kind == OtherKind.SHAPE and shp.literal(key) is not None:
             static = shp.static_dim(base.info["of"], shp.literal(key), self.tr.folded)
             if static is not None:  # `x.shape[1]`: TF 1.x's Dimension, known while the graph is built
                 self._static_read(original)
@@ -309,10 +309,10 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         return self._set(updated, Tensor(_shape(inner)) if inner.graph else HOST)
 
     def leave_List(self, original, updated):
-        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], "list"))
+        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], SeqKind.LIST))
 
     def leave_Tuple(self, original, updated):
-        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], "tuple"))
+        return self._set(updated, Seq([self.value_of(e.value) for e in updated.elements], SeqKind.TUPLE))
 
     def leave_Dict(self, original, updated):
         keys, items = [], []

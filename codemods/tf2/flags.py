@@ -15,7 +15,7 @@ import libcst as cst
 
 from codemods.absl_flags import ABSL_LOGGING_FLAGS, guard
 from codemods.tf2 import emit
-from codemods.tf2.model import HOST, Func, Other
+from codemods.tf2.model import HOST, Func, Other, OtherKind
 from codemods.tf2.names import FLAG_MODULES
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def run(site: "CallSite"):
     tr.note("tf.app.run() → absl's app.run(main) (parses the flags, calls main(argv))")
     app = cst.Name(tr.absl("app"))
     args = [cst.Arg(main)] + ([emit.keyword("argv", argv)] if argv is not None else [])
-    return Other("host_call"), emit.with_args(emit.call(cst.Attribute(app, cst.Name("run"))), args)
+    return Other(OtherKind.HOST_CALL), emit.with_args(emit.call(cst.Attribute(app, cst.Name("run"))), args)
 
 
 CALLS = {"tensorflow.app.run": run}

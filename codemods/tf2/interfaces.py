@@ -5,11 +5,12 @@ functions (`steps.Steps`, `tr.steps`), the script's classes read at their calls
 (`classes.Classes`, `tr.classes`) and the script's own functions (`helpers.Functions`,
 `tr.functions`). A converter reaches them only through these interfaces, so it never imports
 the modules that read the program (they import the converters). The small records the parts
-and the converters hand each other live here too: a fetched thing (`Leaf`), the method being
+and the converters hand each other live here too: a fetched thing (`Leaf`, its `FetchKind`), the method being
 read (`MethodFrame`), what a helper does (`HelperInfo`).
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
@@ -18,11 +19,21 @@ import libcst as cst
 from codemods.tf2.model import AV, Class, Func, Instance
 
 
+class FetchKind(enum.Enum):
+    """What a fetched thing is (`session.Fetch`); a step function's `Leaf` is a VALUE or a TRAIN."""
+
+    VALUE = "value"                  # a graph value: the step computes and returns it
+    TRAIN = "train"                  # an update op: the step applies it
+    VAR = "var"                      # a variable (or a list of them), or an assign run where sess.run was
+    INIT = "init"                    # the variables' initializer
+    ITERATOR_INIT = "iterator_init"  # an iterator's initializer
+
+
 @dataclass
 class Leaf:
     """One fetched thing: a value (its TF 2 expression), or an update op (by its name)."""
 
-    kind: str                       # value | train
+    kind: FetchKind                 # VALUE or TRAIN
     node: cst.BaseExpression
     name: Optional[str] = None      # the fetched name, when the fetch is a name
 

@@ -14,8 +14,8 @@ import libcst as cst
 from codemods.children import children
 from codemods.tf2 import elements, item_uses
 from codemods.tf2.syntax import changed_names, function_locals, name_counts, target_names
-from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, Seq, StateRef, Tensor, TFSymbol,
-                                 exact_names, holds_tf)
+from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, OtherKind, Seq, SeqKind, StateKind,
+                                StateRef, TFSymbol, Tensor, exact_names, holds_tf)
 
 
 class ItemChecks:
@@ -64,7 +64,7 @@ class ItemChecks:
     def tf_callable(self, func: cst.BaseExpression) -> bool:
         """`func` is TensorFlow's, or a method of a TensorFlow object or state."""
         av = self._original.get(id(func))
-        if isinstance(av, (TFSymbol, StateRef)) or isinstance(av, Other) and av.kind == "member" and \
+        if isinstance(av, (TFSymbol, StateRef)) or isinstance(av, Other) and av.kind == OtherKind.MEMBER and \
                 isinstance(av.info.get("of"), (StateRef, Tensor, Input, Other)):
             return True
         return self.tr.tf_callable(func)
@@ -91,7 +91,7 @@ class ItemChecks:
         line = self.tr.line_of(node)
         av = self.value_of_original(node)
         exact = attr == "name" and exact_names(av)
-        if isinstance(av, Element) and not exact or isinstance(av, StateRef) and av.state.kind == "layer":
+        if isinstance(av, Element) and not exact or isinstance(av, StateRef) and av.state.kind == StateKind.LAYER:
             self.tr.refuse(reason, line)  # `tvars[0]` of layers: one of a layer's variables
         if isinstance(node, cst.Name):
             self.items.read(node.value, reason, line, attr)
@@ -155,8 +155,9 @@ def _objects(av: AV) -> bool:
     """`av` is or holds variables (a layer stands for its own in a list of variables) or loop items over
     them: TensorFlow objects whose names and identity TF 2 gives otherwise."""
     if isinstance(av, (Seq, Mapping)):
-        return any(_objects(i) for i in av.items) or getattr(av, "kind", None) == "variables"
-    return isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind in ("variable", "layer")
+        return any(_objects(i) for i in av.items) or getattr(av, "kind", None) == SeqKind.VARIABLES
+    return isinstance(av, Element) or isinstance(av, StateRef) and av.state.kind in (StateKind.VARIABLE,
+                                                                                    StateKind.LAYER)
 
 
 def is_none(node: cst.CSTNode) -> bool:

@@ -15,7 +15,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.layers import conv_shape, is_false
-from codemods.tf2.model import State, StateRef, Tensor
+from codemods.tf2.model import State, StateKind, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -53,7 +53,7 @@ def keras_layer(site: "CallSite"):
         py = tr.namer.fresh(f"{site.ev.target}_layer")  # `hidden = tf.keras.layers.Dense(16)(x)`
     else:
         py = tr.namer.fresh(tf1.replace("/", "_"))
-    state = State("layer", py, tf1, tr.line, trainable=not is_false(given.get("trainable")),
+    state = State(StateKind.LAYER, py, tf1, tr.line, trainable=not is_false(given.get("trainable")),
                   variables=emit.expr("{layer}.trainable_variables", layer=py))
     state.info.update(keras=cls, rule=rule, args=given, built=False,
                       vars=[(f"{tf1}/{v}", emit.expr("{layer}." + v, layer=py)) for v in variables])

@@ -22,7 +22,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Input, Other, State, StateRef, Tensor
+from codemods.tf2.model import HOST, Input, Other, State, StateKind, StateRef, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -143,7 +143,7 @@ def layer(site: "CallSite"):
         site.refuse(f"`{_short(site.qname)}` with a name that is not a string literal is not converted")
     reuse_arg = given.get("reuse")
     tf1 = tr.scopes.layer_name(row.base, name)
-    existing = next((s for s in tr.states if s.kind == "layer" and s.tf1_name == tf1), None)
+    existing = next((s for s in tr.states if s.kind == StateKind.LAYER and s.tf1_name == tf1), None)
     reuse = tr.scopes.reuse() or (isinstance(reuse_arg, cst.Name) and reuse_arg.value == "True")
     if existing is not None:
         if not reuse:
@@ -199,7 +199,7 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
                              for d in [None] * (len(shape) - 1) + [shape[-1]]])
     build = emit.stmt("{layer}.build({shape})", layer=name, shape=build_shape)
     first = emit.with_comment(emit.assign(name, ctor), row.why if defaulted else None)
-    state = State("layer", name, tf1, tr.line, trainable=not is_false(given.get("trainable")),
+    state = State(StateKind.LAYER, name, tf1, tr.line, trainable=not is_false(given.get("trainable")),
                   variables=emit.expr("{layer}.trainable_variables", layer=name))
     state.info["row"] = row
     state.info["vars"] = [(f"{tf1}/{v}", emit.expr("{layer}." + k, layer=name))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.tf2.model import AV, Mapping, Other, Seq, StateRef
+from codemods.tf2.model import AV, Mapping, Other, Seq, StateKind, StateRef
 from codemods.tf2.syntax import changed_names, values_put_into
 
 if TYPE_CHECKING:
@@ -47,5 +47,5 @@ def _makes_objects(av: AV) -> bool:
     if isinstance(av, (Seq, Mapping)):
         return any(_makes_objects(i) for i in av.items)
     if isinstance(av, StateRef):
-        return av.state.kind != "variable"
+        return av.state.kind != StateKind.VARIABLE
     return isinstance(av, Other)

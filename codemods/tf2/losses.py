@@ -19,7 +19,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.syntax import names_of
-from codemods.tf2.model import GraphOp, Op, Tensor
+from codemods.tf2.model import GraphOp, Op, OpKind, Tensor
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -87,7 +87,7 @@ def loss(site: "CallSite"):
         tr.env[name] = Tensor([])
         tr.losses.append(name)
         tr.note(f"tf.losses.{short} → its TF 1.x formula, `{name}` (the LOSSES collection's entry)")
-        return Op(GraphOp("collected", name)), site.node
+        return Op(GraphOp(OpKind.COLLECTED, name)), site.node
     tr.losses.append(site.target)
     tr.note(f"tf.losses.{short} → its TF 1.x formula (sum of the losses over the number of elements)")
     return Tensor([]), value

@@ -14,12 +14,87 @@ Names are bound to abstract values (`AV` subclasses) while the region is read; h
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 import libcst as cst
 
 Shape = Optional[list]  # static dims: each None (unknown) or a dimension expression (cst node)
+
+
+# The kinds of the model's objects. Plain enums, not string ones: a kind never equals a string, so a
+# misspelt kind is an AttributeError, not a comparison that is silently false. A kind's `value` is
+# the word the notes print.
+class StateKind(enum.Enum):
+    """What a `State` is."""
+
+    VARIABLE = "variable"
+    LAYER = "layer"
+    OPTIMIZER = "optimizer"
+    SCHEDULE = "schedule"    # a learning-rate decay: a function of the global step
+    ITERATOR = "iterator"
+    SAVER = "saver"
+    WRITER = "writer"
+
+
+class OpKind(enum.Enum):
+    """What a `GraphOp` does when it is fetched."""
+
+    TRAIN = "train"
+    INIT = "init"                    # a variables' initializer
+    ASSIGN = "assign"
+    GROUP = "group"                  # fetched by session.py, but no construct makes one (tf.group is refused)
+    ITERATOR_INIT = "iterator_init"
+    SUMMARY = "summary"
+    MERGED = "merged"                # merged summaries
+    COLLECTED = "collected"          # a tf.losses loss written as a statement: only the LOSSES collection has it
+    WRITTEN = "written"              # add_summary: the fetched values written under the writer
+
+
+class OtherKind(enum.Enum):
+    """What an `Other` is."""
+
+    SCOPE = "scope"                  # a `with` block's object: variable, name or device scope, graph.as_default()
+    SCOPE_EFFECT = "scope_effect"    # what scope.reuse_variables() returns
+    GRAPH = "graph"
+    GRAPH_RESET = "graph_reset"
+    CONFIG = "config"                # a ConfigProto, GPUOptions
+    SESSION_CLOSE = "session_close"
+    HOST_CALL = "host_call"          # a call the host code makes (Saver.save, tf.app.run, tf.set_random_seed)
+    MEMBER = "member"                # an attribute of an object the translator does not know
+    FEED = "feed"                    # a feed dict bound to a name
+    DATASET = "dataset"
+    DATASET_STRUCTURE = "dataset_structure"  # a dataset's output_types, output_shapes, output_classes
+    CELL = "cell"                    # an RNN cell
+    INITIALIZER = "initializer"
+    GLOBAL_VARIABLES = "global_variables"
+    WRITER_CALL = "writer_call"      # a summary writer's flush(), close()
+    SUMMARY_VALUES = "summary_values"  # what fetching a summary op gave (for add_summary)
+    SHAPE = "shape"                  # a tensor's or variable's static shape (`.shape`, `.get_shape()`)
+    DTYPE = "dtype"
+
+
+class SeqKind(enum.Enum):
+    """What a `Seq` is."""
+
+    LIST = "list"
+    TUPLE = "tuple"
+    VARIABLES = "variables"  # the zip idiom's `variables` of `grads, variables = zip(*...)`
+
+
+class AVKind(enum.Enum):
+    """The kind `kind_of` gives an abstract value that is neither state nor an `Other`."""
+
+    TENSOR = "tensor"
+    SESSION = "session"
+    OP = "op"
+    STRUCTURE = "structure"  # a list, a tuple, a dict
+    INSTANCE = "instance"    # an object of a class of the script
+    HOST = "host"
+
+
+Kind = Union[StateKind, OtherKind, AVKind]
 
 
 class AV:
@@ -72,7 +147,7 @@ class Input(AV):
 class State:
     """Something created once that lives across steps."""
 
-    kind: str                # variable | layer | optimizer | iterator | dataset | saver | writer | schedule | cell
+    kind: StateKind
     name: str                # its name in the output
     tf1_name: str            # TF 1.x's name for it, scope path included
     line: int
@@ -93,7 +168,7 @@ class StateRef(AV):
 
     @property
     def graph(self) -> bool:  # reading a variable (or a schedule) is a graph value; a layer object is not
-        return self.state.kind in ("variable", "schedule")
+        return self.state.kind in (StateKind.VARIABLE, StateKind.SCHEDULE)
 
 
 @dataclass(eq=False)
@@ -119,7 +194,7 @@ class Comp:
 class GraphOp:
     """An op fetched for its effect: an update, an initializer, an assignment, a group."""
 
-    kind: str                        # train | init | assign | group | noop | iterator_init | summary | merged
+    kind: OpKind
     name: Optional[str] = None       # the name bound to it (its Comp defines it), if any
     info: dict = field(default_factory=dict)
 
@@ -135,7 +210,7 @@ class Seq(AV):
     """A Python list or tuple; of variables only, it is a host object (the variables themselves)."""
 
     items: list
-    kind: str = "list"  # list | tuple | variables (the zip idiom's `variables` of `grads, variables = zip(*...)`)
+    kind: SeqKind = SeqKind.LIST
     fields: tuple = ()  # a namedtuple's field names (an LSTM state's `c`, `h`), read as attributes
 
     @property
@@ -201,7 +276,7 @@ class Session(AV):
 class Other(AV):
     """A TensorFlow object the translator knows by kind (a ConfigProto, an initializer, ...)."""
 
-    kind: str
+    kind: OtherKind
     info: dict = field(default_factory=dict)
 
 
@@ -218,8 +293,8 @@ def exact_names(av: AV) -> bool:
     `tf.Variable`): TF 2 gives their `.name` as TF 1.x did (`"generator/out/b:0"`)."""
     if isinstance(av, Element):
         return exact_names(av.of)
-    if isinstance(av, Seq) and av.kind != "variables":
-        return bool(av.items) and all(isinstance(i, StateRef) and i.state.kind == "variable"
+    if isinstance(av, Seq) and av.kind != SeqKind.VARIABLES:
+        return bool(av.items) and all(isinstance(i, StateRef) and i.state.kind == StateKind.VARIABLE
                                       and i.state.info.get("named") for i in av.items)
     return False
 
@@ -228,9 +303,9 @@ def holds_tf(av: AV) -> bool:
     """`av` is or holds TensorFlow objects (tensors, variables, layers, ops): iterating over it gives
     them, and comparing it compares them."""
     if isinstance(av, (Seq, Mapping)):
-        return any(holds_tf(i) for i in av.items) or getattr(av, "kind", None) == "variables"
+        return any(holds_tf(i) for i in av.items) or getattr(av, "kind", None) == SeqKind.VARIABLES
     if isinstance(av, Other):  # shapes and dtypes compare by value in TF 1.x too
-        return av.kind not in ("shape", "dtype")
+        return av.kind not in (OtherKind.SHAPE, OtherKind.DTYPE)
     return not isinstance(av, (Host, Func, Class, TFSymbol, Scope, Session, Instance))
 
 
@@ -239,7 +314,7 @@ def one_tensor(av: AV) -> bool:
     variable. A variable of the program (made without a partitioner: the translator refuses one),
     an input, a value whose static shape is known (only one tensor has one), or a list of one such."""
     if isinstance(av, StateRef):
-        return av.state.kind == "variable" and av.state.single
+        return av.state.kind == StateKind.VARIABLE and av.state.single
     if isinstance(av, Input):
         return True
     if isinstance(av, Tensor):
@@ -247,6 +322,28 @@ def one_tensor(av: AV) -> bool:
     if isinstance(av, Seq):
         return len(av.items) == 1 and one_tensor(av.items[0])
     return False
+
+
+def kind_of(av: AV) -> Kind:
+    """The kind of a method's receiver or an attribute's base: which construct knows it. A variable
+    scope object (`Scope`) has the kind of the `with` block's object it came from (`OtherKind.SCOPE`)."""
+    if isinstance(av, (Tensor, Input)):
+        return AVKind.TENSOR
+    if isinstance(av, StateRef):
+        return av.state.kind
+    if isinstance(av, Session):
+        return AVKind.SESSION
+    if isinstance(av, Op):
+        return AVKind.OP
+    if isinstance(av, Scope):
+        return OtherKind.SCOPE
+    if isinstance(av, Other):
+        return av.kind
+    if isinstance(av, (Seq, Mapping)):
+        return AVKind.STRUCTURE
+    if isinstance(av, Instance):
+        return AVKind.INSTANCE
+    return AVKind.HOST
 
 
 def graph_names(env: dict) -> set:

@@ -13,7 +13,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Other, Seq, StateRef, Tensor, one_tensor
+from codemods.tf2.model import HOST, Other, OtherKind, Seq, StateRef, Tensor, one_tensor
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -220,8 +220,8 @@ def tf_call(site: "CallSite"):
             site.refuse(exc.reason)
         if q == "tensorflow.set_random_seed" and site.node.args:
             tr.graph_seed = site.node.args[0].value
-        return Other("host_call"), node.with_changes(func=tr.tf(name)) if name.startswith(("tf.", "tensorflow.")) \
-            else node
+        return Other(OtherKind.HOST_CALL), node.with_changes(func=tr.tf(name)) \
+            if name.startswith(("tf.", "tensorflow.")) else node
     if q.startswith(UNMAPPED):
         site.refuse(f"`{short(q)}` has no TF 2 translation in tf1clip's tables (it creates state or belongs to the "
                     "TF 1.x session machinery)")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, optimizer_twins
-from codemods.tf2.model import State, StateRef, Tensor
+from codemods.tf2.model import State, StateKind, StateRef, Tensor
 from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS, OptimizerRow
 from codemods.tf2.scopes import join
 
@@ -88,7 +88,7 @@ def optimizer_args(site: "CallSite", row: OptimizerRow, call: cst.Call) -> tuple
             continue
         value = a.value
         av = site.ev.value_of(value)
-        if isinstance(av, StateRef) and av.state.kind == "schedule":
+        if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
             if row.constant_lr_only:
                 site.refuse(f"{row.tf1.rsplit('.', 1)[1]} with a decaying learning rate: Keras' update differs from "
                             "TF 1.x's when the learning rate changes")
@@ -126,7 +126,7 @@ def optimizer(site: "CallSite"):
         statement = emit.with_comment(statement, row.why)
     name_param = next(p for p in row.params if p.tf1 == "name")
     tf1_name = _literal_name(site.arg(name_param.position, "name")[0], row.tf1.rsplit(".", 1)[1][:-len("Optimizer")])
-    state = State("optimizer", name, name, tr.line,
+    state = State(StateKind.OPTIMIZER, name, name, tr.line,
                   info={"opt": Opt(row.tf1, row, velocity_ones=row.velocity_ones,
                                    plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr,
                                    tf1_name=tf1_name)})
@@ -178,7 +178,7 @@ def keras_optimizer(site: "CallSite"):
         args = _decay_schedule(site, args)
     name = _optimizer_name(site)
     node = emit.with_args(site.node.with_changes(func=tr.tf(site.qname)), args)
-    state = State("optimizer", name, name, tr.line, info={"opt": opt})
+    state = State(StateKind.OPTIMIZER, name, name, tr.line, info={"opt": opt})
     tr.note("tf.keras optimizer kept: tf-keras' update rule is Keras 3's (Adam, SGD)")
     return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
 
@@ -218,7 +218,7 @@ def exponential_decay(site: "CallSite"):
     steps, _ = site.arg(2, "decay_steps")
     rate, _ = site.arg(3, "decay_rate")
     stair, _ = site.arg(4, "staircase")
-    if not (isinstance(step_av, StateRef) and step_av.state.kind == "variable") or None in (lr, steps, rate) \
+    if not (isinstance(step_av, StateRef) and step_av.state.kind == StateKind.VARIABLE) or None in (lr, steps, rate) \
             or "name" in site.keywords():
         site.refuse("exponential_decay of something other than a step variable is not converted")
     args = [cst.Arg(lr), emit.keyword("decay_steps", steps), emit.keyword("decay_rate", rate)]
@@ -226,7 +226,7 @@ def exponential_decay(site: "CallSite"):
         args.append(emit.keyword("staircase", stair))
     name = site.target or tr.namer.fresh("learning_rate")
     node = emit.with_args(emit.call(tr.tf("tensorflow.keras.optimizers.schedules.ExponentialDecay")), args)
-    state = State("schedule", name, name, tr.line, info={"step": step})
+    state = State(StateKind.SCHEDULE, name, name, tr.line, info={"step": step})
     tr.note(f"tf.train.exponential_decay → a Keras schedule evaluated at `{emit.code(step)}` (same formula)")
     ref = tr.add_state(state, [emit.assign(name, node)])
     return ref, cst.Name(name)
@@ -235,7 +235,7 @@ def exponential_decay(site: "CallSite"):
 def receiver(site: "CallSite") -> State:
     """The optimizer a method is called on (made here), else refused."""
     av = site.receiver
-    if not (isinstance(av, StateRef) and av.state.kind == "optimizer"):
+    if not (isinstance(av, StateRef) and av.state.kind == StateKind.OPTIMIZER):
         site.refuse(f"`.{site.qname[2:]}` of something other than an optimizer made here")
     return av.state
 
@@ -294,5 +294,5 @@ CALLS = {
 }
 CREATORS = set(OPTIMIZERS) | set(KERAS_OPTIMIZERS) | {"tensorflow.train.exponential_decay"}
 METHODS = {
-    ("optimizer", "get_slot"): get_slot,
+    (StateKind.OPTIMIZER, "get_slot"): get_slot,
 }

@@ -20,7 +20,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, twins
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import Other, Seq, State, Tensor
+from codemods.tf2.model import Other, OtherKind, Seq, SeqKind, State, StateKind, Tensor
 from codemods.tf2.names import short
 from codemods.tf2.rnn_cells import every_cell, twin_names
 from codemods.tf2.twin_classes import instantiate, literal, twin_class
@@ -37,7 +37,7 @@ def rnn(site: "CallSite"):
     cells = []
     for p in ("cell_fw", "cell_bw") if bidirectional else ("cell",):
         _, av = site.arg(params.index(p), p)
-        if not (isinstance(av, Other) and av.kind == "cell"):
+        if not (isinstance(av, Other) and av.kind == OtherKind.CELL):
             site.refuse(f"`{short(site.qname)}` of a cell tf1clip does not know (only its twins' cells)")
         cells.append(av.info["cell"])
     every = [d for top in cells for d in every_cell(top)]
@@ -75,7 +75,8 @@ def rnn(site: "CallSite"):
     width = step_shape[-1]
     build = cst.List([cst.Element(cst.Tuple([cst.Element(cst.Name("None")), cst.Element(width)]))]) if static \
         else cst.Tuple([cst.Element(cst.Name("None")), cst.Element(cst.Name("None")), cst.Element(width)])
-    state = State("layer", py, prefix, tr.line, trainable=True, variables=emit.expr("{l}.trainable_variables", l=py))
+    state = State(StateKind.LAYER, py, prefix, tr.line, trainable=True,
+                  variables=emit.expr("{l}.trainable_variables", l=py))
     state.info.update(vars=pairs, rnn=True)
     tr.add_state(state, [emit.assign(py, ctor), emit.stmt("{l}.build({shape})", l=py, shape=build)])
     for c in every:
@@ -111,23 +112,24 @@ def _static_step(av) -> Optional[list]:
     return None
 
 
-def _result(kind: str, cells: list, in_av, shape: list, time_major: bool):
-    if kind == "StaticRNN":
+def _result(twin_class: str, cells: list, in_av, shape: list, time_major: bool):
+    if twin_class == "StaticRNN":
         batch = shape[0] if len(shape) == 2 else None
         one = [batch, cells[0].units]
         if isinstance(in_av, Seq):
-            outputs = Seq([Tensor(list(one)) for _ in in_av.items], "list")
+            outputs = Seq([Tensor(list(one)) for _ in in_av.items], SeqKind.LIST)
         else:
             outputs = Tensor(single=False, element=one)
-        return Seq([outputs, cells[0].state(batch)], "tuple")
+        return Seq([outputs, cells[0].state(batch)], SeqKind.TUPLE)
     batch, time = (shape[1], shape[0]) if time_major else (shape[0], shape[1])
 
     def out(c):
         return Tensor([time, batch, c.units] if time_major else [batch, time, c.units])
 
-    if kind == "BidirectionalDynamicRNN":
-        return Seq([Seq([out(c) for c in cells], "tuple"), Seq([c.state(batch) for c in cells], "tuple")], "tuple")
-    return Seq([out(cells[0]), cells[0].state(batch)], "tuple")
+    if twin_class == "BidirectionalDynamicRNN":
+        return Seq([Seq([out(c) for c in cells], SeqKind.TUPLE), Seq([c.state(batch) for c in cells], SeqKind.TUPLE)],
+                   SeqKind.TUPLE)
+    return Seq([out(cells[0]), cells[0].state(batch)], SeqKind.TUPLE)
 
 
 RNNS = twin_names("rnn")

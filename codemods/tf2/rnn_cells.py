@@ -19,7 +19,7 @@ import libcst as cst
 from codemods.tf2 import emit, twins
 from codemods.tf2._base import walk
 from codemods.tf2.call_args import with_commas
-from codemods.tf2.model import Instance, Other, Seq, StateRef, Tensor, TFSymbol
+from codemods.tf2.model import Instance, Other, OtherKind, Seq, SeqKind, StateRef, TFSymbol, Tensor
 from codemods.tf2.names import short
 from codemods.tf2.syntax import assignments, names_of, replace_names, walk_statements
 from codemods.tf2.twin_classes import UNKNOWN, instantiate, literal, twin_class
@@ -56,7 +56,7 @@ class Feed:
 
 
 def _lstm_state(c_width, h_width) -> Callable:
-    return lambda b: Seq([Tensor([b, c_width]), Tensor([b, h_width])], "tuple", ("c", "h"))
+    return lambda b: Seq([Tensor([b, c_width]), Tensor([b, h_width])], SeqKind.TUPLE, ("c", "h"))
 
 
 def cell(site: "CallSite"):
@@ -78,7 +78,7 @@ def cell(site: "CallSite"):
     if not isinstance(name, str):
         site.refuse(f"`{short(site.qname)}` with a name that is not a string literal is not converted")
     info = _multi(site) if twin.CLASS == "MultiRNNCell" else _single(site, twin, name)
-    return Other("cell", {"cell": info}), _made(site, twin, site.node)
+    return Other(OtherKind.CELL, {"cell": info}), _made(site, twin, site.node)
 
 
 def _made(site: "CallSite", twin, node: cst.Call) -> cst.Call:
@@ -105,7 +105,7 @@ def _wrapper(site: "CallSite", twin):
         site.refuse(f"`{short(site.qname)}` with *args/**kwargs is not converted")
     params = [p for p, _ in twin.PARAMS]
     _, inner = site.arg(0, "cell")
-    if not (isinstance(inner, Other) and inner.kind == "cell"):
+    if not (isinstance(inner, Other) and inner.kind == OtherKind.CELL):
         site.refuse(f"`{short(site.qname)}` of a cell tf1clip does not know (only its twins' cells)")
     inner = inner.info["cell"]
     feeds, dropped = [], set()
@@ -126,7 +126,7 @@ def _wrapper(site: "CallSite", twin):
         site.ev.uses -= set(f.reads)
     info = Cell(inner.name, inner.units, [(rel, ".cell" + attr) for rel, attr in inner.variables], inner.state,
                 parts=[inner], feeds=feeds + [_moved(f, ".cell") for f in inner.feeds])
-    return Other("cell", {"cell": info}), _made(site, twin, node)
+    return Other(OtherKind.CELL, {"cell": info}), _made(site, twin, node)
 
 
 def _moved(feed: Feed, prefix: str) -> Feed:
@@ -162,7 +162,7 @@ def _single(site: "CallSite", twin, name: str) -> Cell:
 def _multi(site: "CallSite") -> Cell:
     _, av = site.arg(0, "cells")
     parts = av.items if isinstance(av, Seq) else None
-    if not parts or not all(isinstance(p, Other) and p.kind == "cell" for p in parts):
+    if not parts or not all(isinstance(p, Other) and p.kind == OtherKind.CELL for p in parts):
         site.refuse("`MultiRNNCell` of cells not known where they are made (a list literal or a comprehension "
                     "over range(<literal>) of cells): not converted")
     cells = [p.info["cell"] for p in parts]
@@ -172,7 +172,7 @@ def _multi(site: "CallSite") -> Cell:
     variables = [(f"cell_{i}/{c.name}/{rel}", f".cells[{i}]{attr}") for i, c in enumerate(cells)
                  for rel, attr in c.variables]
     return Cell("multi_rnn_cell", cells[-1].units, variables,
-                lambda b: Seq([c.state(b) for c in cells], "tuple"), parts=cells,
+                lambda b: Seq([c.state(b) for c in cells], SeqKind.TUPLE), parts=cells,
                 feeds=[_moved(f, f".cells[{i}]") for i, c in enumerate(cells) for f in c.feeds])
 
 
@@ -193,11 +193,11 @@ def comprehension(ev, node: cst.ListComp, original: Optional[cst.ListComp] = Non
     if node.for_in.inner_for_in is not None or node.for_in.ifs:
         return None
     one = ev.value_of(node.elt)
-    if not (isinstance(one, Other) and one.kind == "cell"):
+    if not (isinstance(one, Other) and one.kind == OtherKind.CELL):
         return None
     count = _range_count(ev.tr, node.for_in.iter)
     if count is not None:
-        return Seq([Other("cell", {"cell": _copy(one.info["cell"])}) for _ in range(count)], "list")
+        return Seq([Other(OtherKind.CELL, {"cell": _copy(one.info["cell"])}) for _ in range(count)], SeqKind.LIST)
     items = _int_list(ev, node.for_in.iter)
     if items is None or not isinstance(node.for_in.target, cst.Name):
         return None
@@ -205,10 +205,10 @@ def comprehension(ev, node: cst.ListComp, original: Optional[cst.ListComp] = Non
     cells = []
     for item in items:
         av, _ = ev.tr.evaluator(ev.env).evaluate(replace_names((original or node).elt, {loop: item}))
-        if not (isinstance(av, Other) and av.kind == "cell"):
+        if not (isinstance(av, Other) and av.kind == OtherKind.CELL):
             return None
         cells.append(av)
-    return Seq(cells, "list")
+    return Seq(cells, SeqKind.LIST)
 
 
 def _int_list(ev, node) -> Optional[list]:
@@ -252,7 +252,7 @@ def state_tuple(site: "CallSite"):
     if c is None or h is None:
         site.refuse("`LSTMStateTuple` without c and h")
     local = twin_class(site.tr, twins.lookup(site.qname) or twins.BY_CLASS["LSTMStateTuple"])
-    return Seq([c_av, h_av], "tuple", ("c", "h")), site.node.with_changes(func=cst.Name(local))
+    return Seq([c_av, h_av], SeqKind.TUPLE, ("c", "h")), site.node.with_changes(func=cst.Name(local))
 
 
 def zero_state(site: "CallSite"):
@@ -275,4 +275,4 @@ CELLS = twin_names("cell")
 STATE_TUPLES = twins.BY_CLASS["LSTMStateTuple"].TF1
 CALLS = {**{n: cell for n in CELLS}, **{n: state_tuple for n in STATE_TUPLES}}
 CREATORS = set(CELLS)
-METHODS = {("cell", "zero_state"): zero_state}
+METHODS = {(OtherKind.CELL, "zero_state"): zero_state}

@@ -26,7 +26,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2._base import walk
-from codemods.tf2.model import Input, Other
+from codemods.tf2.model import Input, Other, OtherKind
 from codemods.tf2.syntax import name_counts
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def _is_feed(tr: "Program", node) -> bool:
     if not isinstance(node, cst.Name):
         return False
     av = tr.env.get(node.value)
-    return isinstance(av, Other) and av.kind == "feed" and av.info.get("runtime", False)
+    return isinstance(av, Other) and av.kind == OtherKind.FEED and av.info.get("runtime", False)
 
 
 def bind(tr: "Program", st, target: cst.Name, value: cst.Dict) -> Optional[list]:
@@ -90,7 +90,7 @@ def bind(tr: "Program", st, target: cst.Name, value: cst.Dict) -> Optional[list]
             tr.refuse(f"feeding `{emit.code(e.key)}`, an iterator's element, is not converted")
         items.append(ph.name)
         elements.append(e.with_changes(key=_string(ph.name), value=_value(tr, e.value)))
-    feed = Other("feed", {"runtime": True, "name": target.value, "fixed": items, "optional": [], "written": 1,
+    feed = Other(OtherKind.FEED, {"runtime": True, "name": target.value, "fixed": items, "optional": [], "written": 1,
                           "sites": []})
     tr.env[target.value] = feed
     tr.runtime_feeds.append(feed)

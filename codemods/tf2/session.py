@@ -10,14 +10,16 @@ they are created). A feed dict bound to a name (`feed = {x: ..., y: ...}`) is re
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
 from codemods.tf2 import data, emit, runtime_feeds, summaries
-from codemods.tf2.interfaces import Leaf
-from codemods.tf2.model import HOST, Input, Mapping, Op, Other, Seq, Session, StateRef, Tensor
+from codemods.tf2.interfaces import FetchKind, Leaf
+from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
+                                StateRef, Tensor)
 from codemods.tf2.syntax import target_names
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Fetch:
-    kind: str                       # value | train | var | init | none
+    kind: FetchKind
     node: cst.BaseExpression        # its TF 2 expression
     single: bool = True             # certainly one tensor (`.numpy()` converts it)
     name: Optional[str] = None
@@ -79,7 +81,7 @@ def feeds_of(tr: "Program", node) -> list:
         return []
     if isinstance(node, cst.Name):
         av = tr.env.get(node.value)
-        if isinstance(av, Other) and av.kind == "feed":
+        if isinstance(av, Other) and av.kind == OtherKind.FEED:
             av.info["uses"] += 1
             return list(av.info["items"])
         tr.refuse(f"feed_dict `{node.value}` is not a dict literal of placeholders bound once: not converted")
@@ -127,32 +129,32 @@ def _fetch(tr: "Program", node) -> Fetch:
         tr.refuse(f"sess.run of `{emit.code(node)}` creates state: not converted")
     name = node.value if isinstance(node, cst.Name) else None
     if isinstance(av, Op):
-        if av.op.kind == "init":
-            return Fetch("init", new)
-        if av.op.kind == "iterator_init":
-            return Fetch("iterator_init", new, host=av.op)
-        if av.op.kind in ("summary", "merged"):
-            return Fetch("value", summaries.fetched(av.op), single=False, name=name or av.op.name,
-                         host=Other("summary_values", av.op.info))
-        if av.op.kind in ("train", "assign", "group") and av.op.name is not None:
-            return Fetch("train", new, name=av.op.name)
-        if av.op.kind == "assign" and av.op.info.get("direct") is not None:
-            return Fetch("var", new)  # assigned eagerly where the run was; the run returned the new value
-        tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind}) is not converted")
+        if av.op.kind == OpKind.INIT:
+            return Fetch(FetchKind.INIT, new)
+        if av.op.kind == OpKind.ITERATOR_INIT:
+            return Fetch(FetchKind.ITERATOR_INIT, new, host=av.op)
+        if av.op.kind in (OpKind.SUMMARY, OpKind.MERGED):
+            return Fetch(FetchKind.VALUE, summaries.fetched(av.op), single=False, name=name or av.op.name,
+                         host=Other(OtherKind.SUMMARY_VALUES, av.op.info))
+        if av.op.kind in (OpKind.TRAIN, OpKind.ASSIGN, OpKind.GROUP) and av.op.name is not None:
+            return Fetch(FetchKind.TRAIN, new, name=av.op.name)
+        if av.op.kind == OpKind.ASSIGN and av.op.info.get("direct") is not None:
+            return Fetch(FetchKind.VAR, new)  # assigned eagerly where the run was; the run returned the new value
+        tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind.value}) is not converted")
     if ev.train is not None:
         tr.refuse(f"an update op built inside sess.run (`{emit.code(node)}`) is not converted")
-    if isinstance(av, StateRef) and av.state.kind == "variable":
-        return Fetch("var", new, name=name, ref_variable=True)
-    if isinstance(av, StateRef) and av.state.kind == "schedule":
-        return Fetch("value", new, name=name)
+    if isinstance(av, StateRef) and av.state.kind == StateKind.VARIABLE:
+        return Fetch(FetchKind.VAR, new, name=name, ref_variable=True)
+    if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
+        return Fetch(FetchKind.VALUE, new, name=name)
     if isinstance(av, Seq) and av.items and all(isinstance(i, StateRef) for i in av.items):
-        return Fetch("var", emit.expr("[v.numpy() for v in {x}]", x=_paren(new)), name=name, single=False)
+        return Fetch(FetchKind.VAR, emit.expr("[v.numpy() for v in {x}]", x=_paren(new)), name=name, single=False)
     if av.graph and _holds_variables(av):
-        return Fetch("value", new, single=False, name=name, holds_variables=True)
+        return Fetch(FetchKind.VALUE, new, single=False, name=name, holds_variables=True)
     if isinstance(av, Input) or (isinstance(av, Tensor) and av.graph):
-        return Fetch("value", new, single=isinstance(av, Input) or av.single, name=name)
+        return Fetch(FetchKind.VALUE, new, single=isinstance(av, Input) or av.single, name=name)
     if av.graph:
-        return Fetch("value", new, single=False, name=name)
+        return Fetch(FetchKind.VALUE, new, single=False, name=name)
     tr.refuse(f"sess.run of `{emit.code(node)}`, which is not a graph value here, is not converted")
 
 
@@ -160,14 +162,23 @@ def _holds_variables(av) -> bool:
     if isinstance(av, Tensor):
         return av.pairs
     if isinstance(av, StateRef):
-        return av.state.kind == "variable"
+        return av.state.kind == StateKind.VARIABLE
     return isinstance(av, Seq) and any(_holds_variables(i) for i in av.items)
 
 
+class Structure(enum.Enum):
+    """The structure of a fetch (`_structure`)."""
+
+    LEAF = "leaf"    # one Fetch
+    LIST = "list"    # a list of parts
+    TUPLE = "tuple"  # a tuple of parts
+    DICT = "dict"    # a dict: (key node, part) pairs
+
+
 def _structure(tr: "Program", node):
-    """(kind, parts): 'leaf' Fetch, or 'list'/'tuple' of parts, or 'dict' of (key node, part)."""
+    """(Structure, parts): a LEAF's Fetch, a LIST's or TUPLE's parts, or a DICT's (key node, part)."""
     if isinstance(node, (cst.List, cst.Tuple)):
-        return ("list" if isinstance(node, cst.List) else "tuple",
+        return (Structure.LIST if isinstance(node, cst.List) else Structure.TUPLE,
                 [_structure(tr, e.value) for e in node.elements])
     if isinstance(node, cst.Dict):
         parts = []
@@ -175,15 +186,15 @@ def _structure(tr: "Program", node):
             if not isinstance(e, cst.DictElement):
                 tr.refuse("a fetch dict with ** is not converted")
             parts.append((e.key, _structure(tr, e.value)))
-        return ("dict", parts)
-    return ("leaf", _fetch(tr, node))
+        return (Structure.DICT, parts)
+    return (Structure.LEAF, _fetch(tr, node))
 
 
 def _leaves(structure) -> list:
     kind, parts = structure
-    if kind == "leaf":
+    if kind == Structure.LEAF:
         return [parts]
-    if kind == "dict":
+    if kind == Structure.DICT:
         return [l for _, p in parts for l in _leaves(p)]
     return [l for p in parts for l in _leaves(p)]
 
@@ -202,24 +213,24 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     runtime = runtime_feeds.feeds(tr, feed_node)
     feeds = feeds_of(tr, feed_node) if runtime is None else []
     _record_bindings(tr, structure, targets)
-    if all(l.kind == "init" for l in leaves):
+    if all(l.kind == FetchKind.INIT for l in leaves):
         if tr.runs_seen or tr.loop_depth:
             tr.refuse("the initializer runs again after training started (or in a loop): re-initializing the "
                       "variables is not converted")
         tr.note("sess.run(initializer) dropped: TF 2 variables are initialized where they are created")
         return None, targets
-    if any(l.kind in ("init", "iterator_init") for l in leaves):
+    if any(l.kind in (FetchKind.INIT, FetchKind.ITERATOR_INIT) for l in leaves):
         tr.refuse("sess.run of an initializer together with other fetches (or in an expression) is not converted")
-    if all(l.kind == "var" for l in leaves):
+    if all(l.kind == FetchKind.VAR for l in leaves):
         return _rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
-    updates = [l for l in leaves if l.kind == "train"]
+    updates = [l for l in leaves if l.kind == FetchKind.TRAIN]
     # A variable fetched with an update: TF 1.x leaves the read and the update unordered, but its
     # variables here are ref variables (the tier refuses use_resource, enable_resource_variables and
     # enable_v2_behavior), whose fetched value shares the buffer the update writes in place: on the
     # CPU, sess.run gave the value after the update, run after run. The step returns the variable
     # after its update (a tf.function reads it where it returns, after the update), as parity's
     # OLD side records it. Other structures holding variables stay refused.
-    if updates and any(l.kind == "var" and not l.ref_variable or l.holds_variables for l in leaves):
+    if updates and any(l.kind == FetchKind.VAR and not l.ref_variable or l.holds_variables for l in leaves):
         tr.refuse("sess.run of an update op and a variable together: TF 1.x does not order the read and the update")
     mixed = [l for l in leaves if l.holds_variables]
     if mixed:
@@ -228,7 +239,8 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if len(updates) > 1:
         tr.refuse(f"sess.run of two update ops together ({', '.join(f'`{emit.code(l.node)}`' for l in updates)}): "
                   "TF 1.x does not order them, so what each reads depends on the scheduler")
-    step_leaves = [Leaf("train" if l.kind == "train" else "value", l.node, l.name) for l in leaves]
+    step_leaves = [Leaf(FetchKind.TRAIN if l.kind == FetchKind.TRAIN else FetchKind.VALUE, l.node, l.name)
+                   for l in leaves]
     shape = FetchShape(structure) if _whole_structure(tr, structure, targets) else None
     if runtime is None:
         step, call = tr.steps.step_for(step_leaves, feeds, shape)
@@ -240,20 +252,20 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
         return emit.expr("{tf}.nest.map_structure(lambda t: None if t is None else t.numpy(), {c})",
                          tf=tr.alias, c=call), targets
     kind, parts = structure
-    if kind == "leaf":
+    if kind == Structure.LEAF:
         leaf = parts
-        if leaf.kind == "train":
+        if leaf.kind == FetchKind.TRAIN:
             returned = any(r.name == leaf.name for r in step.returns)
-            return (_numpy(Fetch("value", call), call, tr.alias) if returned else call), targets
+            return (_numpy(Fetch(FetchKind.VALUE, call), call, tr.alias) if returned else call), targets
         return _numpy(leaf, call, tr.alias), targets
     fetched = [p[1] for p in parts]
-    nones = [f.kind == "train" and not any(r.name == f.name for r in step.returns) for f in fetched]
+    nones = [f.kind == FetchKind.TRAIN and not any(r.name == f.name for r in step.returns) for f in fetched]
     if not any(nones):
         if len(fetched) == 1:  # the step returns the one value itself
             one = [cst.Element(_numpy(fetched[0], call, tr.alias))]
-            return (cst.List(one) if kind == "list" else cst.Tuple(one)), targets
+            return (cst.List(one) if kind == Structure.LIST else cst.Tuple(one)), targets
         if all(f.single for f in fetched):
-            template = "[v.numpy() for v in {c}]" if kind == "list" else "tuple(v.numpy() for v in {c})"
+            template = "[v.numpy() for v in {c}]" if kind == Structure.LIST else "tuple(v.numpy() for v in {c})"
             return emit.expr(template, c=call), targets
         return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), targets
     if not isinstance(targets, (cst.Tuple, cst.List)) or len(targets.elements) != len(fetched) or any(
@@ -277,7 +289,7 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
 
 def _gives_nothing(tr: "Program", fetch: Fetch) -> bool:
     """An update op whose run gave None (`minimize`, `apply_gradients`, a group), not a value."""
-    if fetch.kind != "train":
+    if fetch.kind != FetchKind.TRAIN:
         return False
     comp = next((c for c in reversed(tr.comps) if fetch.name in c.defs), None)
     return comp is None or comp.returns is None
@@ -289,14 +301,14 @@ def _whole_structure(tr: "Program", structure, targets) -> bool:
     result bound to one name, or the None bound to a name). A flat list unpacked into names, `_` for
     each op, keeps the shorter form: the step returns the values only."""
     kind, parts = structure
-    if kind == "leaf":
+    if kind == Structure.LEAF:
         return False
-    if kind == "dict":
+    if kind == Structure.DICT:
         for key, _ in parts:
             if not isinstance(key, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
                 tr.refuse(f"a fetch dict whose key `{emit.code(key)}` is not a literal is not converted")
         return True
-    if any(p[0] != "leaf" for p in parts):
+    if any(p[0] != Structure.LEAF for p in parts):
         return True
     nones = [_gives_nothing(tr, p[1]) for p in parts]
     if not any(nones) or targets is None and all(nones):
@@ -332,12 +344,12 @@ def _record_bindings(tr: "Program", structure, targets) -> None:
     """Targets that will hold a fetched summary are bound to what it denotes (for add_summary)."""
     tr.bindings = {}
     kind, parts = structure
-    if kind == "leaf" and isinstance(targets, cst.Name) and parts.host is not None:
+    if kind == Structure.LEAF and isinstance(targets, cst.Name) and parts.host is not None:
         tr.bindings[targets.value] = parts.host
-    elif kind in ("list", "tuple") and isinstance(targets, (cst.Tuple, cst.List)) and \
+    elif kind in (Structure.LIST, Structure.TUPLE) and isinstance(targets, (cst.Tuple, cst.List)) and \
             len(targets.elements) == len(parts):
         for el, (k, p) in zip(targets.elements, parts):
-            if k == "leaf" and isinstance(el.value, cst.Name) and p.host is not None:
+            if k == Structure.LEAF and isinstance(el.value, cst.Name) and p.host is not None:
                 tr.bindings[el.value.value] = p.host
     elif any(l.host is not None for l in _leaves(structure)):
         tr.refuse("a fetched summary that is not unpacked into a name (to give to add_summary) is not converted")
@@ -345,19 +357,19 @@ def _record_bindings(tr: "Program", structure, targets) -> None:
 
 def _rebuild(structure, leaf_fn):
     kind, parts = structure
-    if kind == "leaf":
+    if kind == Structure.LEAF:
         return leaf_fn(parts)
-    if kind == "dict":
+    if kind == Structure.DICT:
         return cst.Dict([cst.DictElement(k, _rebuild(p, leaf_fn)) for k, p in parts])
     elements = [cst.Element(_rebuild(p, leaf_fn)) for p in parts]
-    return cst.List(elements) if kind == "list" else cst.Tuple(elements)
+    return cst.List(elements) if kind == Structure.LIST else cst.Tuple(elements)
 
 
 # -- statements and expressions ----------------------------------------------------------------------
 def expression_run(tr: "Program", st, small: cst.Expr) -> list:
     fetch, feed = _run_parts(tr, small.value)
     structure = _structure(tr, fetch)
-    if structure[0] == "leaf" and structure[1].kind == "iterator_init":
+    if structure[0] == Structure.LEAF and structure[1].kind == FetchKind.ITERATOR_INIT:
         state = structure[1].host.info["iterator"]
         if tr.classes.frame is None and tr.region_locals and state.name not in tr.region_locals and \
                 not isinstance(state.expr(), cst.Attribute):
@@ -404,19 +416,19 @@ def run_call(site: "CallSite"):
 
 
 def close(site: "CallSite"):
-    return Other("session_close", {"drop": True, "what": "closing the Session"}), site.node
+    return Other(OtherKind.SESSION_CLOSE, {"drop": True, "what": "closing the Session"}), site.node
 
 
 def as_default(site: "CallSite"):
-    return Other("scope", {"enter": None, "leave": None}), site.node
+    return Other(OtherKind.SCOPE, {"enter": None, "leave": None}), site.node
 
 
 METHODS = {
-    ("session", "run"): run_call,
-    ("session", "close"): close,
-    ("session", "as_default"): as_default,
-    ("tensor", "eval"): run_call,
-    ("variable", "eval"): run_call,
-    ("op", "run"): run_call,
+    (AVKind.SESSION, "run"): run_call,
+    (AVKind.SESSION, "close"): close,
+    (AVKind.SESSION, "as_default"): as_default,
+    (AVKind.TENSOR, "eval"): run_call,
+    (StateKind.VARIABLE, "eval"): run_call,
+    (AVKind.OP, "run"): run_call,
 }
 __all__ = ["METHODS", "Mapping"]

@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2.model import AV, Input, Shape, StateRef, Tensor
+from codemods.tf2.model import AV, Input, Shape, StateKind, StateRef, Tensor
 
 Dim = Optional[cst.BaseExpression]
 
@@ -244,7 +244,7 @@ def of(av: AV) -> Shape:
         return av.shape
     if isinstance(av, Input):
         return av.placeholder.dims
-    if isinstance(av, StateRef) and av.state.kind == "variable":
+    if isinstance(av, StateRef) and av.state.kind == StateKind.VARIABLE:
         return av.state.shape
     return None
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Optional, Protocol
 import libcst as cst
 
 from codemods.tf2 import emit, reaching
-from codemods.tf2.interfaces import Leaf
-from codemods.tf2.model import HOST, Seq, StateRef
+from codemods.tf2.interfaces import FetchKind, Leaf
+from codemods.tf2.model import HOST, Seq, StateKind, StateRef
 from codemods.tf2.syntax import names_of, replace_names
 from codemods.tf2.variables import variables_expr
 
@@ -222,7 +222,7 @@ class Steps:
         tr = self.tr
         need = set()
         for leaf in leaves:
-            need |= {leaf.name} if leaf.kind == "train" else names_of(leaf.node)
+            need |= {leaf.name} if leaf.kind == FetchKind.TRAIN else names_of(leaf.node)
         comps = self.slice(need, fed=frozenset(fed))
         used = set()
         for c in comps:
@@ -244,24 +244,24 @@ class Steps:
                     tr.refuse(f"placeholder `{p}` is needed here but not fed (TF 1.x raised InvalidArgumentError)")
                 prologue.append(emit.assign(p, ph.default))
         params = list(fed) + pulled
-        train = any(l.kind == "train" for l in leaves)
+        train = any(l.kind == FetchKind.TRAIN for l in leaves)
         preferred = "train_step" if train else "compute_" + "_and_".join(
-            l.name or "value" for l in leaves if l.kind == "value")[:40]
+            l.name or "value" for l in leaves if l.kind == FetchKind.VALUE)[:40]
         name = tr.namer.fresh(preferred)
         returned, early, per_leaf = [], [], []
         for leaf in leaves:
-            if leaf.kind == "value" and train and self._reads_schedule(leaf.node):
+            if leaf.kind == FetchKind.VALUE and train and self._reads_schedule(leaf.node):
                 # TF 1.x computed a schedule's value once, before the update that used it and the global
                 # step's increment: read it there, not after them
                 local = tr.namer.fresh(f"{leaf.name or 'value'}_value")
                 early.append(emit.assign(local, leaf.node))
-                returned.append(Leaf("value", cst.Name(local), leaf.name))
-            elif leaf.kind == "value":
+                returned.append(Leaf(FetchKind.VALUE, cst.Name(local), leaf.name))
+            elif leaf.kind == FetchKind.VALUE:
                 returned.append(leaf)
             else:
                 comp = next(c for c in reversed(comps) if leaf.name in c.defs)
                 if comp.returns is not None:
-                    returned.append(Leaf("value", comp.returns, leaf.name))
+                    returned.append(Leaf(FetchKind.VALUE, comp.returns, leaf.name))
                 else:
                     per_leaf.append(None)
                     continue
@@ -281,7 +281,7 @@ class Steps:
         return Step(name, params, returned, definition)
 
     def _reads_schedule(self, node: cst.BaseExpression) -> bool:
-        return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == "schedule"
+        return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == StateKind.SCHEDULE
                    for n in names_of(node))
 
     def statements(self, comp) -> list:

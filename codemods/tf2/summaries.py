@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.helpers import parse_template_module
 
 from codemods.tf2 import emit
-from codemods.tf2.model import GraphOp, Op, Other, Seq, State, StateRef
+from codemods.tf2.model import GraphOp, Op, OpKind, Other, OtherKind, Seq, State, StateKind, StateRef
 from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
@@ -51,24 +51,24 @@ def {name}(tag, values):
 
 def summary(site: "CallSite"):
     tr = site.tr
-    kind = KINDS[site.qname]
+    function = KINDS[site.qname]  # the tf.summary function: scalar | histogram
     allowed = {"name", "tensor", "values", "collections", "family"}
     site.only(allowed, 2)
     name, _ = site.arg(0, "name")
-    value, value_av = site.arg(1, {"scalar": "tensor", "histogram": "values"}[kind])
+    value, value_av = site.arg(1, {"scalar": "tensor", "histogram": "values"}[function])
     if not isinstance(name, cst.SimpleString) or value is None:
-        site.refuse(f"tf.summary.{kind} with a name that is not a string literal is not converted")
+        site.refuse(f"tf.summary.{function} with a name that is not a string literal is not converted")
     if site.arg(None, "collections")[0] is not None or site.arg(None, "family")[0] is not None:
-        site.refuse(f"tf.summary.{kind} with collections or family is not converted")
+        site.refuse(f"tf.summary.{function} with collections or family is not converted")
     max_outputs = None
     tag = tr.scopes.unique_name(_join(tr.scopes.top.name_path, name.evaluated_value))
     holder = tr.namer.fresh(name.evaluated_value.replace(" ", "_") + "_summary")
     tr.add_comp([emit.assign(holder, value)], {holder}, names_of(value) & (tr.graph_names() | site.ev.uses))
-    entry = (tag, kind, holder, max_outputs)
+    entry = (tag, function, holder, max_outputs)
     tr.summaries.append(entry)
-    tr.note(f"tf.summary.{kind}(\"{tag}\") → its value computed in the steps that fetch it, written with "
-            "tf.summary.{kind} where add_summary wrote it")
-    return Op(GraphOp("summary", holder, {"entries": [entry]})), site.node
+    tr.note(f"tf.summary.{function}(\"{tag}\") → its value computed in the steps that fetch it, written with "
+            "tf.summary.{kind} where add_summary wrote it")  # sic: not an f-string (the note says `{kind}`)
+    return Op(GraphOp(OpKind.SUMMARY, holder, {"entries": [entry]})), site.node
 
 
 def _join(prefix: str, name: str) -> str:
@@ -79,16 +79,17 @@ def merge_all(site: "CallSite"):
     site.only({"key", "scope", "name"}, 0)
     if not site.tr.summaries:
         site.refuse("tf.summary.merge_all() with no summaries returns None in TF 1.x: not converted")
-    return Op(GraphOp("merged", info={"entries": list(site.tr.summaries)})), site.node
+    return Op(GraphOp(OpKind.MERGED, info={"entries": list(site.tr.summaries)})), site.node
 
 
 def merge(site: "CallSite"):
     site.only({"inputs", "collections", "name"}, 1)
     inputs, av = site.arg(0, "inputs")
-    if not (isinstance(av, Seq) and all(isinstance(i, Op) and i.op.kind in ("summary", "merged") for i in av.items)):
+    if not (isinstance(av, Seq) and all(isinstance(i, Op) and i.op.kind in (OpKind.SUMMARY, OpKind.MERGED)
+                                        for i in av.items)):
         site.refuse("tf.summary.merge of something other than a list of summaries made here")
     entries = [e for i in av.items for e in i.op.info["entries"]]
-    return Op(GraphOp("merged", info={"entries": entries})), site.node
+    return Op(GraphOp(OpKind.MERGED, info={"entries": entries})), site.node
 
 
 def fetched(op: GraphOp) -> cst.Dict:
@@ -110,7 +111,7 @@ def file_writer(site: "CallSite"):
             args.append(emit.keyword(keyword, value))
     name = site.target or tr.namer.fresh("writer")
     node = emit.with_args(emit.call(tr.tf("tensorflow.summary.create_file_writer")), args)
-    state = State("writer", name, name, tr.line)
+    state = State(StateKind.WRITER, name, name, tr.line)
     tr.note("tf.summary.FileWriter → tf.summary.create_file_writer (the graph is not written: TF 2 has none)")
     return tr.add_state(state, [emit.assign(name, node)]), state.expr()
 
@@ -121,14 +122,15 @@ def add_summary(site: "CallSite"):
     site.only({"summary", "global_step"}, 2)
     value, av = site.arg(0, "summary")
     step, _ = site.arg(1, "global_step")
-    if not (isinstance(av, Other) and av.kind == "summary_values") or not isinstance(value, (cst.Name, cst.Subscript)):
+    if not (isinstance(av, Other) and av.kind == OtherKind.SUMMARY_VALUES) or \
+            not isinstance(value, (cst.Name, cst.Subscript)):
         site.refuse("add_summary of something other than a summary fetched by sess.run is not converted")
     lines = []
-    for tag, kind, _, _ in av.info["entries"]:
-        holes = {"tf": cst.Name(tr.alias)} if kind == "scalar" else {"tf": cst.Name(tr.alias),
-                                                                    "np": cst.Name(tr.numpy_name())}
-        writer_fn = tr.preamble_function(f"summary_{kind}", lambda n, k=kind, h=holes: list(parse_template_module(
-            WRITERS[k], name=cst.Name(n), **h).body), f"write_{kind}")
+    for tag, function, _, _ in av.info["entries"]:
+        holes = {"tf": cst.Name(tr.alias)} if function == "scalar" else {"tf": cst.Name(tr.alias),
+                                                                        "np": cst.Name(tr.numpy_name())}
+        writer_fn = tr.preamble_function(f"summary_{function}", lambda n, k=function, h=holes: list(
+            parse_template_module(WRITERS[k], name=cst.Name(n), **h).body), f"write_{function}")
         args = [cst.Arg(cst.SimpleString(f'"{tag}"')),
                 cst.Arg(cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.SimpleString(f'"{tag}"')))]))]
         lines.append(cst.SimpleStatementLine([cst.Expr(emit.with_args(emit.call(cst.Name(writer_fn)), args))]))
@@ -136,7 +138,7 @@ def add_summary(site: "CallSite"):
                                                    step=step if step is not None else cst.Integer("0")))],
                      body=cst.IndentedBlock(lines))
     tr.note("add_summary → the fetched values written with tf.summary.* under the writer, at that step")
-    return Op(GraphOp("written", info={"statements": [block]})), site.node
+    return Op(GraphOp(OpKind.WRITTEN, info={"statements": [block]})), site.node
 
 
 def summary_name(op: GraphOp) -> str:
@@ -146,8 +148,8 @@ def summary_name(op: GraphOp) -> str:
 def writer_method(site: "CallSite"):
     method = site.qname[2:]
     if method == "add_graph":
-        return Other("graph", {"drop": True, "what": "writing the graph"}), site.node
-    return Other("writer_call"), site.node  # flush(), close(): the same methods in TF 2
+        return Other(OtherKind.GRAPH, {"drop": True, "what": "writing the graph"}), site.node
+    return Other(OtherKind.WRITER_CALL), site.node  # flush(), close(): the same methods in TF 2
 
 
 CALLS = {
@@ -158,9 +160,9 @@ CALLS = {
 }
 CREATORS = {"tensorflow.summary.FileWriter"}
 METHODS = {
-    ("writer", "add_summary"): add_summary,
-    ("writer", "add_graph"): writer_method,
-    ("writer", "flush"): writer_method,
-    ("writer", "close"): writer_method,
+    (StateKind.WRITER, "add_summary"): add_summary,
+    (StateKind.WRITER, "add_graph"): writer_method,
+    (StateKind.WRITER, "flush"): writer_method,
+    (StateKind.WRITER, "close"): writer_method,
 }
 __all__ = ["CALLS", "METHODS", "fetched", "StateRef"]

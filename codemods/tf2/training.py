@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit
-from codemods.tf2.model import GraphOp, Mapping, Op, Seq, State, StateRef, Tensor
+from codemods.tf2.model import GraphOp, Mapping, Op, OpKind, Seq, State, StateKind, StateRef, Tensor
 from codemods.tf2.optimizers import Opt, opt_of, receiver, tf1_state_names
 from codemods.tf2.syntax import names_of
 from codemods.tf2.variables import trainable_pairs
@@ -97,7 +97,7 @@ def _update(site: "CallSite", opt_state: State, pairs: cst.BaseExpression, gs) -
     out.append(emit.stmt("{opt}.apply_gradients({pairs})", opt=opt_state.expr(), pairs=pairs))
     if gs is not None:
         gs_node, gs_av = gs
-        if not (isinstance(gs_av, StateRef) and gs_av.state.kind == "variable"):
+        if not (isinstance(gs_av, StateRef) and gs_av.state.kind == StateKind.VARIABLE):
             site.refuse("global_step must be a variable")
         out.append(emit.stmt("{gs}.assign_add(1)", gs=gs_node))
     del opt
@@ -155,7 +155,7 @@ def train(site: "CallSite", opt_state: State, loss: cst.Name, variables: cst.Bas
         returns = cst.Name(returns)
     site.ev.grads.append(loss.value)
     site.ev.gradient_calls += 1
-    site.ev.train = TrainInfo(body, returns, GraphOp("train"))
+    site.ev.train = TrainInfo(body, returns, GraphOp(OpKind.TRAIN))
     if opt.velocity_ones and not opt.built:
         opt.built = True
         opt.velocity_ones = False
@@ -245,7 +245,7 @@ def apply_gradients(site: "CallSite"):
     _one_variable_list(site, state, opt, None if known is None else cst.Name(known))
     tf1_state_names(site, opt, None if known is None else cst.Name(known))
     body = _update(site, state, pairs, gs if gs[0] is not None else None)
-    site.ev.train = TrainInfo(body, None, GraphOp("train"))
+    site.ev.train = TrainInfo(body, None, GraphOp(OpKind.TRAIN))
     site.tr.note(f"apply_gradients → {state.name}.apply_gradients" + (" + global step increment" if gs[0] else ""))
     return Op(site.ev.train.op), site.node
 
@@ -271,8 +271,8 @@ CALLS = {
 }
 CREATORS = {"tensorflow.gradients"}
 METHODS = {
-    ("optimizer", "minimize"): minimize,
-    ("optimizer", "compute_gradients"): compute_gradients,
-    ("optimizer", "apply_gradients"): apply_gradients,
-    ("optimizer", "get_updates"): get_updates,
+    (StateKind.OPTIMIZER, "minimize"): minimize,
+    (StateKind.OPTIMIZER, "compute_gradients"): compute_gradients,
+    (StateKind.OPTIMIZER, "apply_gradients"): apply_gradients,
+    (StateKind.OPTIMIZER, "get_updates"): get_updates,
 }

@@ -19,7 +19,8 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Input, Op, GraphOp, Other, Scope, Seq, State, StateRef
+from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, State,
+                                StateKind, StateRef)
 from codemods.tf2.scopes import Frame
 from codemods.tf2.syntax import names_of
 
@@ -91,7 +92,7 @@ def variable(site: "CallSite"):
         node = node.with_changes(args=[a.with_changes(value=emit.string_like(a.value, tf1))
                                        if a.keyword is not None and a.keyword.value == "name" else a
                                        for a in node.args])
-    state = State("variable", name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
+    state = State(StateKind.VARIABLE, name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
     state.info["vars"] = [(tf1, cst.Name(name))]
     state.info["named"] = given is not None  # written with TF 1.x's name: its `.name` is TF 1.x's
     ref = tr.add_state(state, [emit.assign(name, node)])
@@ -106,7 +107,8 @@ def get_variable(site: "CallSite"):
     if given is None:
         site.refuse("tf.get_variable with a name that is not a string literal is not converted")
     full = tr.scopes.get_variable_name(given)
-    existing = next((s for s in tr.states if s.kind == "variable" and s.tf1_name == full and s.info.get("get")), None)
+    existing = next((s for s in tr.states if s.kind == StateKind.VARIABLE and s.tf1_name == full and s.info.get("get")),
+                    None)
     reuse = tr.scopes.reuse()
     if existing is not None:
         if reuse is False:
@@ -127,7 +129,7 @@ def get_variable(site: "CallSite"):
             site.refuse("tf.get_variable of a non-float dtype without an initializer is not converted")
         value = emit.call(emit.call(tr.tf("tensorflow.keras.initializers.GlorotUniform")), shape, dtype=dtype)
         why = "TF 1.x get_variable's default initializer is glorot_uniform"
-    elif isinstance(init_av, Other) and init_av.kind == "initializer":
+    elif isinstance(init_av, Other) and init_av.kind == OtherKind.INITIALIZER:
         if shape is None:
             site.refuse("tf.get_variable with an initializer object and no shape")
         value = emit.call(init, shape, dtype=dtype)
@@ -148,7 +150,7 @@ def get_variable(site: "CallSite"):
     node = emit.with_args(node, args)
     name = _python_name(site, given)
     dims = shp.from_literal(shape) if shape is not None else shp.of(init_av)
-    state = State("variable", name, full, tr.line, trainable=not _is_false(trainable), single=True, shape=dims,
+    state = State(StateKind.VARIABLE, name, full, tr.line, trainable=not _is_false(trainable), single=True, shape=dims,
                   info={"get": True, "vars": [(full, cst.Name(name))], "named": True})
     statement = emit.with_comment(emit.assign(name, node), why)
     tr.note(f"tf.get_variable(\"{full}\") → tf.Variable with the same initializer, created here once")
@@ -179,7 +181,7 @@ def global_step(site: "CallSite"):
     name = _python_name(site, "global_step")
     node = emit.expr('{tf}.Variable(0, dtype={tf}.int64, trainable=False, name="global_step")',
                      tf=cst.Name(tr.alias))
-    state = State("variable", name, "global_step", tr.line, single=True, shape=[],
+    state = State(StateKind.VARIABLE, name, "global_step", tr.line, single=True, shape=[],
                   info={"global_step": True, "vars": []})
     tr.note("the global step → an int64 tf.Variable, incremented after each update as in TF 1.x")
     return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
@@ -233,7 +235,7 @@ def _collection(site: "CallSite", pairs: list):
     items = [StateRef(next(s for s in tr.states if any(v == p for v, _ in s.info.get("vars", []))))
              for p, _ in pairs]
     named = tr.steps.named_list(tuple(n for n, _ in pairs)) if pairs else None
-    return Seq(items, "list"), cst.Name(named) if named is not None else variables_expr(tr, pairs)
+    return Seq(items, SeqKind.LIST), cst.Name(named) if named is not None else variables_expr(tr, pairs)
 
 
 def trainable_variables(site: "CallSite"):
@@ -256,7 +258,7 @@ def get_collection(site: "CallSite"):
 
 
 def initializer_op(site: "CallSite"):
-    return Op(GraphOp("init", info={"all": True})), site.node
+    return Op(GraphOp(OpKind.INIT, info={"all": True})), site.node
 
 
 # -- initializers ------------------------------------------------------------------------------------
@@ -288,7 +290,7 @@ def initializer(site: "CallSite"):
         site.tr.note(f"{site.qname.replace('tensorflow.', 'tf.')}: TF 1.x's defaults written out "
                      f"({', '.join(f'{p}={v}' for p, v in missing)}): TF 2's class defaults differ")
     node = emit.with_args(site.node.with_changes(func=site.tr.tf(tf2)), kept)
-    return Other("initializer"), node
+    return Other(OtherKind.INITIALIZER), node
 
 
 # -- scopes -------------------------------------------------------------------------------------------
@@ -322,7 +324,7 @@ def variable_scope(site: "CallSite"):
 
     def leave(tr: "Program"):
         tr.scopes.leave()
-    return Other("scope", {"enter": enter, "leave": leave}), site.node
+    return Other(OtherKind.SCOPE, {"enter": enter, "leave": leave}), site.node
 
 
 def name_scope(site: "CallSite"):
@@ -337,12 +339,12 @@ def name_scope(site: "CallSite"):
 
     def leave(tr: "Program"):
         tr.scopes.leave()
-    return Other("scope", {"enter": enter, "leave": leave}), site.node
+    return Other(OtherKind.SCOPE, {"enter": enter, "leave": leave}), site.node
 
 
 def transparent(site: "CallSite"):
     """`tf.device(...)`, `tf.Graph().as_default()`: no meaning for the numbers: read through."""
-    return Other("scope", {"enter": None, "leave": None, "what": site.qname}), site.node
+    return Other(OtherKind.SCOPE, {"enter": None, "leave": None, "what": site.qname}), site.node
 
 
 def reuse_variables(site: "CallSite"):
@@ -350,7 +352,7 @@ def reuse_variables(site: "CallSite"):
     if not isinstance(scope, Scope) or not isinstance(scope.frame, Frame) or scope.frame not in site.tr.scopes.frames:
         site.refuse("reuse_variables() of a scope that is not the current one is not converted")
     scope.frame.reuse = True
-    return Other("scope_effect", {"drop": True}), site.node
+    return Other(OtherKind.SCOPE_EFFECT, {"drop": True}), site.node
 
 
 CALLS = {
@@ -372,4 +374,4 @@ CALLS = {
 CREATORS = {"tensorflow.Variable",
             "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
             "tensorflow.train.create_global_step", "tensorflow.contrib.framework.get_or_create_global_step"}
-METHODS = {("scope", "reuse_variables"): reuse_variables}
+METHODS = {(OtherKind.SCOPE, "reuse_variables"): reuse_variables}
