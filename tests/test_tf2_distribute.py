@@ -70,6 +70,22 @@ def test_example_rewritten_and_twice_equals_once(strategy, before, after):
     assert expected in after
 
 
+@pytest.mark.parametrize("alias", ["tf1", "tensorflow"])
+@pytest.mark.parametrize("strategy, before, after", EXAMPLES, ids=[f"example-{i}" for i in range(len(EXAMPLES))])
+def test_added_code_spells_tensorflow_with_the_module_alias(alias, strategy, before, after):
+    """The examples under `import tensorflow as tf1` / `import tensorflow`: what the rewrite adds says
+    `tf1.distribute...` (emit.tf_ref, no respelling of text), and a user name `tf` (the loss of the
+    second example) stays itself: `tf.dtype`, not `tf1.dtype`."""
+    import_line = "import tensorflow\n" if alias == "tensorflow" else f"import tensorflow as {alias}\n"
+
+    def respell(text: str) -> str:
+        return text.replace("import tensorflow as tf\n", import_line).replace("tf.", f"{alias}.").replace("cost", "tf")
+
+    once, _ = dist.transform(cst.parse_module(respell(before)), strategy)
+    assert once.code == respell(after)
+    assert f"{alias}.distribute.ReduceOp.SUM" in once.code
+
+
 @pytest.mark.parametrize("before, why", REFUSED, ids=[f"refused-{i}" for i in range(len(REFUSED))])
 def test_refused_with_line_and_reason(before, why):
     with pytest.raises(Refuse) as info:

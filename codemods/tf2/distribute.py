@@ -35,27 +35,23 @@ back to the source). Examples before and after: `distribute_examples`.
 """
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.tf2 import emit
 from codemods.tf2._base import Names, Note, Refuse, Result, fresh, names_in, walk
 from codemods.tf2.distribute_analysis import Reduction, Step, analyse
-from codemods.tf2.names import tf_alias
+from codemods.tf2.names import short, tf_alias
 
 RULE = "distribute"
 DESCRIPTION = "Run the TF2-tier train step under tf.distribute: shard, all-reduce once, clip once, apply."
 
 STRATEGIES = {
-    "mirrored": "tf.distribute.MirroredStrategy()",
-    "multi_worker": "tf.distribute.MultiWorkerMirroredStrategy()",
+    "mirrored": "tensorflow.distribute.MirroredStrategy",
+    "multi_worker": "tensorflow.distribute.MultiWorkerMirroredStrategy",
 }
-
-
-def _tf(text: str, alias: str) -> str:
-    return text if alias == "tf" else re.sub(r"\btf\.", alias + ".", text)
 
 
 def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
@@ -71,7 +67,7 @@ def transform(module: cst.Module, strategy: str) -> tuple[cst.Module, list]:
     taken = set(names_in(mod)) | set(step.params)
     new = _rewrite(mod, step, tf_alias(mod), strategy, taken)
     notes = [Note(step.loss_line, RULE, "change",
-                  f"train step `{step.node.name.value}` distributed with {STRATEGIES[strategy].split('(')[0]}: "
+                  f"train step `{step.node.name.value}` distributed with {short(STRATEGIES[strategy])}: "
                   f"sharded batch, loss {'scaled to the global batch' if step.kind == Reduction.MEAN else 'summed'}, "
                   "gradients all-reduced once, then clipped once and applied in cross-replica context")]
     return new, notes
@@ -117,6 +113,28 @@ def _source_line(text: str, source: str, line: int) -> int:
 
 
 # -- rewrite ------------------------------------------------------------------------------------
+# The code the rewrite adds: templates whose holes are names (str) or nodes (the user's code,
+# TensorFlow references spelled with the module's alias by `emit.tf_ref`).
+STRATEGY = "{strategy} = {cls}()"
+SCOPE = "with {strategy}.scope():\n    {region}"
+BUILD = "{optimizer}.build({variables})"
+SHARD_DEF = (
+    "def {shard}(batch, ctx):\n"
+    '    """This replica\'s rows of a global batch: contiguous, shard sizes differ by at most one."""\n'
+    "    size = {shape}(batch)[0]\n"
+    "    i, n = ctx.replica_id_in_sync_group, ctx.num_replicas_in_sync\n"
+    "    return batch[size * i // n:size * (i + 1) // n]\n")
+SHARD_CALL = "{shard}({batch}, ctx)"
+GLOBAL_SIZE = "{size} = {shape}({batch})[0]"
+SCALED_LOSS = "{scaled} = {loss} * {cast}({shape}({batch})[0] / {size}, {loss}.dtype)"
+REPLICA_DEF = "def {replica}({params}):\n    {body}"
+REPLICA_RETURN = "return {tape}.gradient({target}, {variables}), {target}"
+SHARDS = "{shards} = {strategy}.experimental_distribute_values_from_function(\n    lambda ctx: {args})"
+RUN = "{grads}, {loss} = {strategy}.run({replica}, args={shards})"
+REDUCE_LOSS = "{loss} = {strategy}.reduce({op}, {replica_loss}, axis=None)"
+REDUCE_GRADS = "{grads} = [None if {g} is None else {strategy}.reduce({op}, {g}, axis=None) for {g} in {replica_grads}]"
+
+
 def _rewrite(mod: cst.Module, step: Step, alias: str, strategy: str, taken: set) -> cst.Module:
     body = list(mod.body)
     start, end, built = step.start, step.end, step.built
@@ -130,29 +148,21 @@ def _rewrite(mod: cst.Module, step: Step, alias: str, strategy: str, taken: set)
     n_global = fresh("global_batch_size", taken)
     n_grads = step.grad_name or fresh("gradients", taken)
     n_g = fresh("g", taken | {step.tape})
-
-    def T(text: str) -> str:
-        return _tf(text, alias)
+    shape = emit.tf_ref(alias, "tensorflow.shape")
+    reduce_sum = emit.tf_ref(alias, "tensorflow.distribute.ReduceOp.SUM")
 
     # module: strategy + scope
     region = [_no_blank_indent(st) for st in body[start:end + 1]]
     lead = region[0].leading_lines
     region[0] = region[0].with_changes(leading_lines=[])
     if not built:
-        region.append(cst.parse_statement(f"{step.optimizer}.build({step.var_list})\n"))
-    strategy_stmt = cst.parse_statement(T(f"{n_strategy} = {STRATEGIES[strategy]}\n")).with_changes(
-        leading_lines=[*lead, cst.EmptyLine(comment=cst.Comment(
-            "# variables, layers and the optimizer (its slots too) are created once, mirrored on every replica"))])
-    scope = cst.With(items=[cst.WithItem(cst.parse_expression(f"{n_strategy}.scope()"))],
-                     body=cst.IndentedBlock(body=region))
-    shard_def = cst.parse_statement(T(
-        f'def {n_shard}(batch, ctx):\n'
-        f'    """This replica\'s rows of a global batch: contiguous, shard sizes differ by at most one."""\n'
-        f'    size = tf.shape(batch)[0]\n'
-        f'    i, n = ctx.replica_id_in_sync_group, ctx.num_replicas_in_sync\n'
-        f'    return batch[size * i // n:size * (i + 1) // n]\n'))
+        region.append(emit.stmt(BUILD, optimizer=step.optimizer, variables=step.var_list))
+    strategy_stmt = emit.stmt(STRATEGY, strategy=n_strategy, cls=emit.tf_ref(alias, STRATEGIES[strategy])).with_changes(
+        leading_lines=[*lead, *_comments(
+            "variables, layers and the optimizer (its slots too) are created once, mirrored on every replica")])
+    scope = emit.stmt(SCOPE, strategy=n_strategy, region=cst.IndentedBlock(body=region))
     fn = step.node
-    shard_def = shard_def.with_changes(leading_lines=fn.leading_lines)
+    shard_def = emit.stmt(SHARD_DEF, shard=n_shard, shape=shape).with_changes(leading_lines=fn.leading_lines)
 
     # the step
     fbody = list(fn.body.body)
@@ -162,42 +172,33 @@ def _rewrite(mod: cst.Module, step: Step, alias: str, strategy: str, taken: set)
     target = step.loss
     tape_lines = list(tape_with.body.body)
     if step.kind == Reduction.MEAN:
-        pre.append(cst.parse_statement(T(f"{n_global} = tf.shape({first_batch})[0]\n")).with_changes(
-            leading_lines=[cst.EmptyLine(comment=cst.Comment(
-                "# each replica scales its loss by its share of the global batch"))]))
-        tape_lines.append(cst.parse_statement(T(
-            f"{n_scaled} = {step.loss} * tf.cast(tf.shape({first_batch})[0] / {n_global}, {step.loss}.dtype)\n")))
+        pre.append(emit.stmt(GLOBAL_SIZE, size=n_global, shape=shape, batch=first_batch).with_changes(
+            leading_lines=_comments("each replica scales its loss by its share of the global batch")))
+        tape_lines.append(emit.stmt(SCALED_LOSS, scaled=n_scaled, loss=step.loss, shape=shape, batch=first_batch,
+                                    size=n_global, cast=emit.tf_ref(alias, "tensorflow.cast")))
         target = n_scaled
-        why = ("# this replica's part of the global-batch mean: its shard's mean * shard size / global size")
+        why = "this replica's part of the global-batch mean: its shard's mean * shard size / global size"
     else:
-        why = "# a sum over the batch: the replicas' sums add up to the global sum"
-    new_with = tape_with.with_changes(body=tape_with.body.with_changes(body=tape_lines), leading_lines=[
-        cst.EmptyLine(comment=cst.Comment(why))])
-    replica_def = cst.FunctionDef(
-        name=cst.Name(n_replica), params=fn.params, leading_lines=[cst.EmptyLine(indent=False)] if pre else [],
-        body=cst.IndentedBlock(body=[new_with, cst.parse_statement(
-            f"return {step.tape}.gradient({target}, {step.var_list}), {target}\n")]))
+        why = "a sum over the batch: the replicas' sums add up to the global sum"
+    new_with = tape_with.with_changes(body=tape_with.body.with_changes(body=tape_lines), leading_lines=_comments(why))
+    replica_def = emit.stmt(REPLICA_DEF, replica=n_replica, params=fn.params, body=cst.IndentedBlock(body=[
+        new_with, emit.stmt(REPLICA_RETURN, tape=step.tape, target=target, variables=step.var_list)])).with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)] if pre else [])
     pre.append(replica_def)
-    shard_args = ", ".join(f"{n_shard}({p}, ctx)" if b else p for p, b in zip(step.params, step.batch))
-    if len(step.params) == 1:
-        shard_args += ","
+    shard_args = cst.Tuple([cst.Element(emit.expr(SHARD_CALL, shard=n_shard, batch=p) if b else cst.Name(p))
+                            for p, b in zip(step.params, step.batch)])
+    reduce_grads = emit.stmt(REDUCE_GRADS, grads=n_grads, g=n_g, strategy=n_strategy, op=reduce_sum,
+                             replica_grads=n_rgrads)
     tail = [
-        cst.parse_statement(f"{n_shards} = {n_strategy}.experimental_distribute_values_from_function(\n"
-                            f"    lambda ctx: ({shard_args}))\n").with_changes(leading_lines=[
-                                cst.EmptyLine(indent=False), cst.EmptyLine(comment=cst.Comment(
-                                    "# each replica gets its shard of the global batch"))]),
-        cst.parse_statement(f"{n_rgrads}, {n_rloss} = {n_strategy}.run({n_replica}, args={n_shards})\n"),
-        cst.parse_statement(T(f"{step.loss} = {n_strategy}.reduce(tf.distribute.ReduceOp.SUM, {n_rloss}, "
-                              f"axis=None)\n")).with_changes(leading_lines=[
-                                  cst.EmptyLine(comment=cst.Comment(
-                                      "# all-reduce once (cross-replica context): the loss and the gradients "
-                                      "of the global batch;")),
-                                  cst.EmptyLine(comment=cst.Comment(
-                                      "# the clip below then runs once on them and apply_gradients does not "
-                                      "sum again"))]),
-        cst.parse_statement(T(f"{n_grads} = [None if {n_g} is None else {n_strategy}.reduce("
-                              f"tf.distribute.ReduceOp.SUM, {n_g}, axis=None)\n"
-                              f"{' ' * (len(n_grads) + 3)} for {n_g} in {n_rgrads}]\n")),
+        emit.stmt(SHARDS, shards=n_shards, strategy=n_strategy, args=shard_args).with_changes(leading_lines=[
+            cst.EmptyLine(indent=False), *_comments("each replica gets its shard of the global batch")]),
+        emit.stmt(RUN, grads=n_rgrads, loss=n_rloss, strategy=n_strategy, replica=n_replica, shards=n_shards),
+        emit.stmt(REDUCE_LOSS, loss=step.loss, strategy=n_strategy, op=reduce_sum, replica_loss=n_rloss).with_changes(
+            leading_lines=_comments(
+                "all-reduce once (cross-replica context): the loss and the gradients of the global batch;",
+                "the clip below then runs once on them and apply_gradients does not sum again")),
+        # the `for` on its own line, under the bracket's first character
+        _for_on_next_line(reduce_grads, len(n_grads) + len(" = [")),
     ]
     rest = []
     for i, st in enumerate(fbody[1:], 1):
@@ -209,6 +210,11 @@ def _rewrite(mod: cst.Module, step: Step, alias: str, strategy: str, taken: set)
     new_body = [*body[:start], strategy_stmt, scope, *body[end + 1:step.index], shard_def, new_fn,
                 *body[step.index + 1:]]
     return mod.with_changes(body=new_body)
+
+
+def _comments(*lines: str) -> list:
+    """Comment lines `# line`, one for each of `lines`, as they are (no rewrapping)."""
+    return [cst.EmptyLine(comment=cst.Comment("# " + line)) for line in lines]
 
 
 def _no_blank_indent(st):
@@ -225,3 +231,10 @@ class _ReplaceGradient(cst.CSTTransformer):
         if m.matches(updated, m.Call(func=m.Attribute(value=m.Name(self.tape), attr=m.Name("gradient")))):
             return cst.Name(self.name)
         return updated
+
+
+def _for_on_next_line(st: cst.SimpleStatementLine, column: int) -> cst.SimpleStatementLine:
+    """`name = [x for ...]` with its `for` on the next line at `column` (of the statement's indentation)."""
+    comp = st.body[0].value
+    newline = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(" " * column))
+    return st.with_deep_changes(comp.for_in, whitespace_before=newline)
