@@ -27,7 +27,7 @@ LAYERS = (
     ("analysis", {"reaching", "elements", "item_uses", "item_checks", "known_gaps", "distribute_analysis"}),
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {
-        "placeholders", "variables", "layers", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
+        "placeholders", "fetch_structures", "variables", "layers", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
         "training", "contrib_training", "losses", "data", "summaries", "flags", "checkpoints", "ops", "session",
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {

@@ -21,7 +21,7 @@ its TF 2 home (`../../docs/migrate-tf2.md` has the user's view). Modules, by wha
   `optimizer_table`), `training`, `contrib_training`, `losses`, `data` (+ `mnist_reader`),
   `ops` (plain ops through `api_changes`, TF 2's meaning of a TF 1.x call: `api_names`,
   `api_arguments`);
-* `session`: `sess.run` sites → step calls; `steps`: the step functions; `shapes`: static
+* `session`: `sess.run` sites → step calls (`fetch_structures`: what a fetch gives back); `steps`: the step functions; `shapes`: static
   shapes; `scopes`: variable and name scopes; `emit`: code templates; `builds`: build-time prints;
 * `distribute`: the converted program under `tf.distribute` (`--strategy`).
 * `eager`: a TF 1.x eager script (`enable_eager_execution()`): its API mapped in place, no model

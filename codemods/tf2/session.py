@@ -10,13 +10,13 @@ they are created). A feed dict bound to a name (`feed = {x: ..., y: ...}`) is re
 """
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import data, emit, runtime_feeds, summaries
+from codemods.tf2 import data, emit, fetch_structures, runtime_feeds, summaries
+from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
                                 StateRef, Tensor)
@@ -166,15 +166,6 @@ def _holds_variables(av) -> bool:
     return isinstance(av, Seq) and any(_holds_variables(i) for i in av.items)
 
 
-class Structure(enum.Enum):
-    """The structure of a fetch (`_structure`)."""
-
-    LEAF = "leaf"    # one Fetch
-    LIST = "list"    # a list of parts
-    TUPLE = "tuple"  # a tuple of parts
-    DICT = "dict"    # a dict: (key node, part) pairs
-
-
 def _structure(tr: "Program", node):
     """(Structure, parts): a LEAF's Fetch, a LIST's or TUPLE's parts, or a DICT's (key node, part)."""
     if isinstance(node, (cst.List, cst.Tuple)):
@@ -190,15 +181,6 @@ def _structure(tr: "Program", node):
     return (Structure.LEAF, _fetch(tr, node))
 
 
-def _leaves(structure) -> list:
-    kind, parts = structure
-    if kind == Structure.LEAF:
-        return [parts]
-    if kind == Structure.DICT:
-        return [l for _, p in parts for l in _leaves(p)]
-    return [l for p in parts for l in _leaves(p)]
-
-
 def _numpy(fetch: Fetch, node: cst.BaseExpression, alias: str) -> cst.BaseExpression:
     if fetch.single:
         return emit.expr("{x}.numpy()", x=node)
@@ -209,7 +191,7 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     """(replacement expression or None, new targets or None): `targets` is the assignment's target
     when the result is unpacked (its `_` for update ops are dropped)."""
     structure = _structure(tr, fetch_node)
-    leaves = _leaves(structure)
+    leaves = fetch_structures.leaves(structure)
     runtime = runtime_feeds.feeds(tr, feed_node)
     feeds = feeds_of(tr, feed_node) if runtime is None else []
     _record_bindings(tr, structure, targets)
@@ -222,7 +204,7 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if any(l.kind in (FetchKind.INIT, FetchKind.ITERATOR_INIT) for l in leaves):
         tr.refuse("sess.run of an initializer together with other fetches (or in an expression) is not converted")
     if all(l.kind == FetchKind.VAR for l in leaves):
-        return _rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
+        return fetch_structures.rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
     updates = [l for l in leaves if l.kind == FetchKind.TRAIN]
     # A variable fetched with an update: TF 1.x leaves the read and the update unordered, but its
     # variables here are ref variables (the tier refuses use_resource, enable_resource_variables and
@@ -241,7 +223,8 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
                   "TF 1.x does not order them, so what each reads depends on the scheduler")
     step_leaves = [Leaf(FetchKind.TRAIN if l.kind == FetchKind.TRAIN else FetchKind.VALUE, l.node, l.name)
                    for l in leaves]
-    shape = FetchShape(structure) if _whole_structure(tr, structure, targets) else None
+    whole = fetch_structures.whole_structure(tr, structure, targets)
+    shape = fetch_structures.FetchShape(structure) if whole else None
     if runtime is None:
         step, call = tr.steps.step_for(step_leaves, feeds, shape)
     else:
@@ -287,53 +270,6 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), new_targets
 
 
-def _gives_nothing(tr: "Program", fetch: Fetch) -> bool:
-    """An update op whose run gave None (`minimize`, `apply_gradients`, a group), not a value."""
-    if fetch.kind != FetchKind.TRAIN:
-        return False
-    comp = next((c for c in reversed(tr.comps) if fetch.name in c.defs), None)
-    return comp is None or comp.returns is None
-
-
-def _whole_structure(tr: "Program", structure, targets) -> bool:
-    """The step returns the fetch's whole structure (None where an op is), and the call site maps
-    `.numpy()` over it: a dict, a nested structure, or a list whose None for an op is kept (the
-    result bound to one name, or the None bound to a name). A flat list unpacked into names, `_` for
-    each op, keeps the shorter form: the step returns the values only."""
-    kind, parts = structure
-    if kind == Structure.LEAF:
-        return False
-    if kind == Structure.DICT:
-        for key, _ in parts:
-            if not isinstance(key, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
-                tr.refuse(f"a fetch dict whose key `{emit.code(key)}` is not a literal is not converted")
-        return True
-    if any(p[0] != Structure.LEAF for p in parts):
-        return True
-    nones = [_gives_nothing(tr, p[1]) for p in parts]
-    if not any(nones) or targets is None and all(nones):
-        return False
-    unpacked = isinstance(targets, (cst.Tuple, cst.List)) and len(targets.elements) == len(parts) and not any(
-        isinstance(e, cst.StarredElement) for e in targets.elements)
-    return not unpacked or any(none and not (isinstance(el.value, cst.Name) and el.value.value == "_")
-                               for el, none in zip(targets.elements, nones))
-
-
-class FetchShape:
-    """A fetch structure as a step returns it: lists, tuples and dicts as written, each leaf in its place."""
-
-    def __init__(self, structure):
-        self.structure = structure
-
-    def expression(self, nodes: list) -> cst.BaseExpression:
-        it = iter(nodes)
-        return _rebuild(self.structure, lambda _: _or_none(next(it)))
-
-
-def _or_none(node):
-    return cst.Name("None") if node is None else node
-
-
 def _paren(node):
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple)):
         return node
@@ -351,18 +287,8 @@ def _record_bindings(tr: "Program", structure, targets) -> None:
         for el, (k, p) in zip(targets.elements, parts):
             if k == Structure.LEAF and isinstance(el.value, cst.Name) and p.host is not None:
                 tr.bindings[el.value.value] = p.host
-    elif any(l.host is not None for l in _leaves(structure)):
+    elif any(l.host is not None for l in fetch_structures.leaves(structure)):
         tr.refuse("a fetched summary that is not unpacked into a name (to give to add_summary) is not converted")
-
-
-def _rebuild(structure, leaf_fn):
-    kind, parts = structure
-    if kind == Structure.LEAF:
-        return leaf_fn(parts)
-    if kind == Structure.DICT:
-        return cst.Dict([cst.DictElement(k, _rebuild(p, leaf_fn)) for k, p in parts])
-    elements = [cst.Element(_rebuild(p, leaf_fn)) for p in parts]
-    return cst.List(elements) if kind == Structure.LIST else cst.Tuple(elements)
 
 
 # -- statements and expressions ----------------------------------------------------------------------
