@@ -204,7 +204,8 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if any(l.kind in (FetchKind.INIT, FetchKind.ITERATOR_INIT) for l in leaves):
         tr.refuse("sess.run of an initializer together with other fetches (or in an expression) is not converted")
     if all(l.kind == FetchKind.VAR for l in leaves):
-        return fetch_structures.rebuild(structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
+        return fetch_structures.rebuild(
+            structure, lambda f: emit.expr("{x}.numpy()", x=f.node) if f.single else f.node), targets
     updates = [l for l in leaves if l.kind == FetchKind.TRAIN]
     # A variable fetched with an update: TF 1.x leaves the read and the update unordered, but its
     # variables here are ref variables (the tier refuses use_resource, enable_resource_variables and
