@@ -77,6 +77,10 @@ WHERE = {
     "reset_default_graph_ops": ["ops.reset_default_graph()"],
     "gradient_penalty": ["grad = tf.gradients(critic(X_inter), [X_inter])[0]"],
     "variable_fetched_with_update": ["l, _, w = sess.run([m.loss, m.train_op, m.W]"],
+    "loss_shapes_incompatible": ["tf.losses.mean_squared_error(y, pred)"],
+    "loss_shapes_from_dict_function": ["tf.losses.mean_squared_error(", "tf.losses.softmax_cross_entropy("],
+    "loss_sparse_labels_column": ["tf.losses.sparse_softmax_cross_entropy("],
+    "loss_sparse_rank_unknown": ["tf.losses.sparse_softmax_cross_entropy("],
 }
 
 # probe → a fragment the refusal's reason must hold (the construct, said truly)
@@ -89,6 +93,7 @@ REASON = {
     "two_updates_one_run": "two update ops together (`d_train`, `g_train`): TF 1.x does not order them",
     "fetch_gradient_pairs": "TF 1.x does not order the read and the update",
     "gradient_penalty": "a gradient of a gradient (`grad`",
+    "loss_shapes_incompatible": "incompatible (TF 1.x raised ValueError when it built the graph)",
 }
 
 

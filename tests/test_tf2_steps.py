@@ -380,6 +380,40 @@ def test_losses_and_build_time_print_refused_unless_proven(loss, after, reason):
     assert reason in note.message and note.line > 0
 
 
+@pytest.mark.parametrize("labels, logits, expected", [
+    ("tf.placeholder(tf.int32, [None])", "tf.matmul(x, w)", "labels=y, logits=logits)"),
+    ("tf.placeholder(tf.int32, [None, 1])", "tf.matmul(x, w)", "labels=tf.squeeze(y, [-1]), logits=logits)"),
+    ("tf.placeholder(tf.int32)", "tf.matmul(x, w)", "remove_squeezable_dimensions(y, logits, 1)"),
+    ("tf.placeholder(tf.int32, [None])", "tf.reshape(tf.matmul(x, w), shape)",
+     "remove_squeezable_dimensions(y, logits, 1)"),
+], ids=["ranks-1-2", "labels-column", "labels-rank-unknown", "logits-rank-unknown"])
+def test_sparse_softmax_loss_squeezes_as_tf1_did(labels, logits, expected):
+    """TF 1.x's remove_squeezable_dimensions: decided from known ranks, else by its twin in the step."""
+    text = _converted(f"import tensorflow as tf\n\ny = {labels}\nx = tf.placeholder(tf.float32, [None, 3])\n"
+                      f"shape = [-1, 4]\nw = tf.Variable(tf.zeros([3, 4]))\nlogits = {logits}\n"
+                      "loss = tf.losses.sparse_softmax_cross_entropy(y, logits)\n"
+                      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nwith tf.Session() as sess:\n"
+                      "    sess.run(tf.global_variables_initializer())\n"
+                      "    sess.run(train_op, feed_dict={x: [[1.0] * 3], y: [1]})\n")
+    assert expected in text
+    assert ("def remove_squeezable_dimensions(" in text) == ("remove_squeezable_dimensions(y" in expected)
+
+
+def test_losses_convert_where_shapes_are_unknown_and_refuse_where_tf1_raised():
+    """TF 1.x checked the shapes compatible and broadcast at run time as TF 2 does: shapes unknown here
+    convert; ranks known to differ were TF 1.x's ValueError; a loss inside an expression still joins LOSSES."""
+    head = ("import tensorflow as tf\n\ny = tf.placeholder(tf.float32, {y})\nx = tf.placeholder(tf.float32, [None, 3])\n"
+            "shape = [-1, 2]\nw = tf.Variable(tf.zeros([3, 2]))\npred = tf.reshape(tf.matmul(x, w), shape)\n")
+    tail = ("train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nwith tf.Session() as sess:\n"
+            "    sess.run(tf.global_variables_initializer())\n    sess.run(train_op, feed_dict={x: [[1.0] * 3], y: [[1.0, 2.0]]})\n")
+    text = _converted(head.format(y="[None, 2]") + "loss = tf.losses.mean_squared_error(y, pred) + tf.nn.l2_loss(w)\n"
+                      + tail)
+    assert "mean_squared_error = tf.math.divide_no_nan(" in text and "loss = mean_squared_error + tf.nn.l2_loss(w)" in text
+    note = _refusal(head.format(y="[None]") + "pred2 = tf.matmul(x, w)\nloss = tf.losses.mean_squared_error(y, pred2)\n"
+                    + tail)
+    assert note.line == 9 and "incompatible (TF 1.x raised ValueError" in note.message
+
+
 def test_losses_reduction_sum_is_the_sum_and_none_is_refused():
     head = ("import tensorflow as tf\n\ny = tf.placeholder(tf.int32, [None])\nx = tf.placeholder(tf.float32, [None, 3])\n"
             "w = tf.Variable(tf.zeros([3, 4]))\nlogits = tf.matmul(x, w)\n")

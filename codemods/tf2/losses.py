@@ -9,12 +9,19 @@ collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regulariz
 (none exist here: a regularizer argument is refused wherever it appears). The output spells
 the formula (`reduction=SUM`: the sum, not divided; MEAN and SUM_OVER_BATCH_SIZE divide as the
 default does with weights 1.0); weights, scopes, reduction NONE and label smoothing are refused.
+Static shapes decide nothing else: where TF 1.x checked labels and predictions compatible, a pair
+known here to be incompatible is refused (TF 1.x raised), and any other pair gets the same formula
+(TF 1.x broadcast them at run time as TF 2 does). `sparse_softmax_cross_entropy` first squeezed a
+trailing dimension of 1 (`remove_squeezable_dimensions`): decided here from known ranks, else by
+its twin in the step, where the traced ranks are the ones TF 1.x knew (a feed has its
+placeholder's rank).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.helpers import parse_template_module
 
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
@@ -24,8 +31,9 @@ from codemods.tf2.model import GraphOp, Op, OpKind, Tensor
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
 
-# TF 1.x loss → (its (labels, predictions) parameter names, the per-element template, whether the
-# shapes must be equal (TF 1.x checked them at build time; TF 2 would broadcast))
+# TF 1.x loss → (its (labels, predictions) parameter names, the per-element template, whether TF 1.x
+# checked the static shapes compatible when it built the graph: it raised ValueError when they were not;
+# when they were, it broadcast at run time as the same template does in TF 2)
 LOSSES = {
     "tensorflow.losses.mean_squared_error": (
         ("labels", "predictions"),
@@ -57,22 +65,17 @@ def loss(site: "CallSite"):
     if labels is None or preds is None:
         site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}` without labels and predictions")
     short = site.qname.rsplit(".", 1)[1]
-    if same_shape:
-        sl, sp = shp.of(labels_av), shp.of(preds_av)
-        if sl is None or sp is None or len(sl) != len(sp) or not all(
-                (a is None and b is None) or shp.same(a, b) for a, b in zip(sl, sp)):
-            site.refuse(f"tf.losses.{short}: the static shapes of labels and predictions are not known to be equal "
-                        "(TF 1.x checked them when it built the graph; TF 2 would broadcast)")
-    if site.qname.endswith("sparse_softmax_cross_entropy"):
-        sl, sp = shp.of(labels_av), shp.of(preds_av)
-        if sl is None or sp is None or len(sl) != len(sp) - 1:
-            site.refuse("tf.losses.sparse_softmax_cross_entropy: labels whose rank is not known to be the logits' "
-                        "minus one (TF 1.x squeezed a trailing 1)")
+    if same_shape and not shp.compatible(shp.of(labels_av), shp.of(preds_av)):
+        site.refuse(f"tf.losses.{short}: the static shapes of labels and predictions are incompatible "
+                    "(TF 1.x raised ValueError when it built the graph)")
     for node in (labels, preds):
         if not isinstance(node, cst.Name):
             site.refuse(f"tf.losses.{short} of an expression (not a name) is not converted")
-    per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
     uses = (names_of(labels) | names_of(preds)) & tr.graph_names()
+    if site.qname.endswith("sparse_softmax_cross_entropy"):
+        labels, preds = _squeezed(tr, labels, labels_av, preds, preds_av, uses)
+        uses |= names_of(labels) | names_of(preds)
+    per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
     first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
                               (WHY_SUM if reduction == "SUM" else WHY).format(name=f"tf.losses.{short}"))
     tr.add_comp([first], {per}, uses)
@@ -81,16 +84,71 @@ def loss(site: "CallSite"):
                       tf=tr.alias, x=per)
     if reduction == "SUM":  # compute_weighted_loss: reduce_sum(losses * 1.0), not divided
         value = emit.expr("{tf}.reduce_sum({x})", tf=tr.alias, x=per)
-    if site.target is None:  # a statement: the loss only goes to the collection
+    if site.target is None:  # a statement (the loss only goes to the collection), or part of an expression
         name = tr.namer.fresh(short)
         tr.add_comp([emit.assign(name, value)], {name}, {per})
         tr.env[name] = Tensor([])
         tr.losses.append(name)
         tr.note(f"tf.losses.{short} → its TF 1.x formula, `{name}` (the LOSSES collection's entry)")
+        if site.original is not site.ev.top:
+            return Tensor([]), cst.Name(name)
         return Op(GraphOp(OpKind.COLLECTED, name)), site.node
     tr.losses.append(site.target)
     tr.note(f"tf.losses.{short} → its TF 1.x formula (sum of the losses over the number of elements)")
     return Tensor([]), value
+
+
+SQUEEZE = '''
+
+def {name}(labels, predictions, expected_rank_diff):
+    """TF 1.x's confusion_matrix.remove_squeezable_dimensions, as tf.losses.sparse_softmax_cross_entropy applied
+    it: the last dimension of `predictions` or `labels` squeezed when their ranks differ from `expected_rank_diff`
+    by one and that dimension may be 1 (static ranks, known when the step is traced; else decided at run time)."""
+    labels, predictions = {tf}.convert_to_tensor(labels), {tf}.convert_to_tensor(predictions)
+    labels_rank, predictions_rank = labels.shape.rank, predictions.shape.rank
+    if labels_rank is not None and predictions_rank is not None:
+        rank_diff = predictions_rank - labels_rank
+        if rank_diff == expected_rank_diff + 1 and predictions.shape[-1] in (None, 1):
+            predictions = {tf}.squeeze(predictions, [-1])
+        elif rank_diff == expected_rank_diff - 1 and labels.shape[-1] in (None, 1):
+            labels = {tf}.squeeze(labels, [-1])
+        return labels, predictions
+    rank_diff = {tf}.rank(predictions) - {tf}.rank(labels)
+    if predictions_rank is None or predictions.shape[-1] in (None, 1):
+        squeeze = {tf}.equal(expected_rank_diff + 1, rank_diff)
+        predictions = {tf}.cond(squeeze, lambda: {tf}.squeeze(predictions, [-1]), lambda: predictions)
+    if labels_rank is None or labels.shape[-1] in (None, 1):
+        squeeze = {tf}.equal(expected_rank_diff - 1, rank_diff)
+        labels = {tf}.cond(squeeze, lambda: {tf}.squeeze(labels, [-1]), lambda: labels)
+    return labels, predictions
+'''
+
+
+def _squeezed(tr, labels, labels_av, logits, logits_av, uses: set):
+    """tf.losses.sparse_softmax_cross_entropy's labels and logits after TF 1.x's remove_squeezable_dimensions
+    (expected rank difference 1): decided here when both static ranks are known, else by its twin in the step."""
+    sl, sp = shp.of(labels_av), shp.of(logits_av)
+    if sl is not None and sp is not None:
+        diff = len(sp) - len(sl)
+        if diff == 2 and shp.may_be_one(sp[-1]):
+            return labels, emit.expr("{tf}.squeeze({x}, [-1])", tf=tr.alias, x=logits)
+        if diff == 0 and sl and shp.may_be_one(sl[-1]):
+            return emit.expr("{tf}.squeeze({x}, [-1])", tf=tr.alias, x=labels), logits
+        if diff != 1:
+            tr.refuse(f"tf.losses.sparse_softmax_cross_entropy: labels of rank {len(sl)} and logits of rank {len(sp)} "
+                      "(TF 1.x raised ValueError when it built the graph)")
+        return labels, logits
+    helper = tr.preamble_function("remove_squeezable_dimensions", lambda n: list(parse_template_module(
+        SQUEEZE, name=cst.Name(n), tf=cst.Name(tr.alias)).body), "remove_squeezable_dimensions")
+    names = (tr.namer.fresh(f"{labels.value}_squeezed"), tr.namer.fresh(f"{logits.value}_squeezed"))
+    call = emit.call(cst.Name(helper), labels, logits, cst.Integer("1"))
+    target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+    first = emit.with_comment(emit.assign(target, call), "TF 1.x's tf.losses.sparse_softmax_cross_entropy first removed a trailing "
+                              "dimension of 1 where the ranks called for it (remove_squeezable_dimensions)")
+    tr.add_comp([first], set(names), uses)
+    for n in names:
+        tr.env[n] = Tensor()
+    return cst.Name(names[0]), cst.Name(names[1])
 
 
 # With weights=1.0, MEAN, SUM_OVER_BATCH_SIZE and SUM_BY_NONZERO_WEIGHTS all divide the sum by the

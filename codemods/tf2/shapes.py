@@ -109,6 +109,21 @@ def same(a: Dim, b: Dim) -> bool:
     return cst.Module(body=[]).code_for_node(a) == cst.Module(body=[]).code_for_node(b)
 
 
+def compatible(a: Shape, b: Shape) -> bool:
+    """Not known to be incompatible (TF 1.x's `TensorShape.is_compatible_with`, on what is known here):
+    False only when both ranks are known and differ, or two dimensions are integers that differ."""
+    if a is None or b is None:
+        return True
+    if len(a) != len(b):
+        return False
+    return all(literal(x) is None or literal(y) is None or literal(x) == literal(y) for x, y in zip(a, b))
+
+
+def may_be_one(dim: Dim) -> bool:
+    """TF 1.x's `Dimension.is_compatible_with(1)`, on what is known here: unknown, or 1."""
+    return literal(dim) in (None, 1)
+
+
 def from_literal(node: Optional[cst.BaseExpression]) -> Shape:
     """`[None, 8]` → [None, 8]; anything but a list/tuple literal (or an int) → None (unknown)."""
     if isinstance(node, cst.Integer):
