@@ -51,7 +51,7 @@ SAMPLE_CONSTRUCTS = ("rnn_lstm_text_classifier", "mnist_reader_next_batch", "ses
                      "keep_prob_and_learning_rate_feeds", "tf_data_iterators", "tf_layers_cnn")
 # compared below from the same start values, printed numbers and all
 RECORDED_HERE = ("checkpoint_resume_adam", "state_fed_back_at_run_time", "several_context_managers",
-                 "switch_with_literal_default")
+                 "switch_with_literal_default", "saver_save_without_step")
 SAMPLE_GOLDENS = ("structure-gan_two_optimizers", "structure-model_class_train_op", "r02_clip_by_global_norm",
                   "r05_keras_clipvalue", "r07_mnist_mlp", "r09b_optimize_loss_callable", "r10_slim_create_train_op")
 SAMPLE = sampled([c for c in CASES.values() if c.kind != "hand" and c.old.stem not in RECORDED_HERE],
@@ -149,6 +149,33 @@ def test_resuming_from_a_tf1_checkpoint_restores_adams_state(tmp_path):
     assert [s for s, _ in printed["new"]] == ["4", "5", "6"]
     proc = run_tf1clip("parity", old, tmp_path / "new.py", "--no-dropout", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_saver_save_without_a_step_writes_what_tf1_wrote(tmp_path):
+    """saver.save(sess, path) without a global_step: the converted script, run by plain `python`, prints what
+    TF 1.x printed (the paths, tf.train.latest_checkpoint, a restore of the bare path), leaves the same files
+    (less TF 1.x's `.meta` graphs, which TF 2 has no graph to write) and the same `checkpoint` state files,
+    byte for byte: relative and absolute folders, a bare file name, max_to_keep=2 deleting older saves."""
+    old = CONSTRUCTS / "saver_save_without_step.py"
+    result = convert(old.read_text(), old.name)
+    assert result.text is not None, result.notes
+    assert 'save_checkpoint(saver, "ckpt/model_%d.ckpt" % epoch, 2)' in result.text
+    runs = {}
+    for side in ("old", "new"):
+        cwd = tmp_path / side
+        cwd.mkdir()
+        (cwd / "script.py").write_text(old.read_text() if side == "old" else result.text)
+        proc = (run_tf1clip("run", cwd / "script.py", cwd=cwd, timeout=300) if side == "old"
+                else run_python(cwd / "script.py", cwd=cwd, timeout=300))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        files = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*") if p.is_file() and p.name != "script.py")
+        states = {f: (cwd / f).read_text().replace(str(cwd), "CWD") for f in files if Path(f).name == "checkpoint"}
+        runs[side] = (proc.stdout.replace(str(cwd), "CWD"), files, states)
+    (old_out, old_files, old_states), (new_out, new_files, new_states) = runs["old"], runs["new"]
+    assert new_out == old_out and "restored True" in old_out and old_out.count("saved") == 6
+    assert new_files == [f for f in old_files if not f.endswith(".meta")]
+    assert not any(f.startswith("ckpt/model_0") or f.startswith("ckpt/model_3") for f in old_files)  # deleted
+    assert new_states == old_states and len(old_states) == 3
 
 
 def test_state_fed_back_at_run_time_prints_what_tf1_printed(tmp_path):

@@ -7,6 +7,11 @@
   `dirname(path)` named `basename(path)` saving number `step`: the same files (`path-<step>`),
   the same `checkpoint` state file (so `tf.train.get_checkpoint_state` finds it), TF 1.x's
   `max_to_keep` (5); it returns the path, as TF 1.x did;
+* `saver.save(sess, path)` (no global_step) → `save_checkpoint(checkpoint, path, max_to_keep)`,
+  written into the script: `Checkpoint.write(path)` (the files `path.index`, `path.data-*`, not
+  numbered), then what TF 1.x's Saver did with its own saves: the last `max_to_keep` paths it
+  wrote named in the folder's `checkpoint` state file (as TF 1.x wrote it: paths relative to a
+  relative folder), older ones deleted; it returns the path;
 * `saver.restore(sess, path)` → `restore_checkpoint(saver, path, names)`, written into the
   script: a checkpoint TF 2 wrote is restored by object; one TF 1.x wrote, by its variable
   names (`dense/kernel`, `global_step`, the names TF 1.x gave under its scopes; the Adam twin's
@@ -41,6 +46,39 @@ def {name}(checkpoint, path, variables):
         raise ValueError("%s holds TF 1.x variables this program does not restore: %s" % (path, ", ".join(missing)))
     for tf1_name, variable in variables.items():
         variable.assign(reader.get_tensor(tf1_name))
+'''
+
+SAVE = '''
+
+def {name}(checkpoint, path, max_to_keep, saved={}):
+    """TF 1.x's Saver.save(sess, path) without a global_step: the checkpoint at `path` itself (`path.index`,
+    `path.data-*`; TF 2 has no `.meta` graph to write). Then what TF 1.x's Saver did with the paths it saved:
+    the last `max_to_keep` of them named in the folder's `checkpoint` state file, so that
+    tf.train.latest_checkpoint finds `path`, and the files of older ones deleted (`saved`: the paths each
+    checkpoint saved here, as TF 1.x's Saver remembered its own). Returns `path`."""
+    checkpoint.save_counter  # made before the write, as Checkpoint.save does: restoring the file then matches it
+    path = checkpoint.write(path)
+    kept = saved.setdefault(id(checkpoint), [])
+    if not max_to_keep:
+        kept.clear()
+    elif path in kept:
+        kept.remove(path)
+    kept.append(path)
+    while max_to_keep and len(kept) > max_to_keep:
+        old = kept.pop(0)
+        for pattern in (".index", ".data-?????-of-?????", ".meta"):
+            for found in {tf}.io.gfile.glob(old + pattern):
+                {tf}.io.gfile.remove(found)
+    folder = {os}.path.dirname(path)
+    if not {os}.path.isabs(folder):
+        relative = [p if {os}.path.isabs(p) else {os}.path.relpath(p, folder) for p in kept]
+    else:
+        relative = list(kept)
+    state = 'model_checkpoint_path: "%s"\\n' % relative[-1]
+    state += "".join('all_model_checkpoint_paths: "%s"\\n' % p for p in relative)
+    with {tf}.io.gfile.GFile({os}.path.join(folder, "checkpoint"), "w") as f:
+        f.write(state)
+    return path
 '''
 
 ADAM_STATE = '''
@@ -123,13 +161,18 @@ def save(site: "CallSite"):
     site.only({"sess", "save_path", "global_step", "write_meta_graph"}, 3)
     path, _ = site.arg(1, "save_path")
     step, _ = site.arg(2, "global_step")
-    if path is None or step is None:
-        site.refuse("saver.save without a global_step is not converted (TF 2's CheckpointManager numbers its "
-                    "checkpoints)")
+    if path is None:
+        site.refuse("saver.save without a path")
     os_name = tr.module_name("os")
+    keep = state.info.get("max_to_keep") or cst.Integer("5")
+    if step is None:
+        helper = tr.preamble_function("save_checkpoint", lambda n: list(parse_template_module(
+            SAVE, name=cst.Name(n), tf=cst.Name(tr.alias), os=cst.Name(os_name)).body), "save_checkpoint")
+        tr.note("saver.save without a global_step → save_checkpoint: Checkpoint.write at the path itself, and the "
+                "`checkpoint` state file TF 1.x's Saver wrote (no `.meta` graph: TF 2 has none)")
+        return Other(OtherKind.HOST_CALL), emit.call(cst.Name(helper), state.expr(), path, keep)
     directory = emit.call(emit.expr("{os}.path.dirname", os=os_name), path)
     base = emit.call(emit.expr("{os}.path.basename", os=os_name), path)
-    keep = state.info.get("max_to_keep") or cst.Integer("5")
     manager = emit.call(tr.tf("tensorflow.train.CheckpointManager"), state.expr(), directory,
                         max_to_keep=keep, checkpoint_name=base)
     tr.note("saver.save → tf.train.CheckpointManager(...).save(step): the same files and `checkpoint` state file")
