@@ -132,3 +132,53 @@ def test_a_feed_dict_extended_after_its_run_is_refused():
     line, message = refusal(convert(text, "after.py"))
     assert "is extended after it is fed here" in message
     assert line == line_of(text, "value, _ = sess.run")
+
+
+_BOUND_FEED = """import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(tf.ones([2, 1]))
+loss = tf.reduce_mean(tf.matmul(x, w))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(3):
+        batch = np.full((2, 2), i, np.float32)
+        feed = {{x: {value}}}
+{between}        _, l = sess.run([train_op, loss], feed_dict=feed)
+{after}"""
+
+
+def test_a_feed_dict_is_read_again_only_where_the_same_values_reach():
+    """A dict bound to a name is fed where it is run: its values may be read again there only when the
+    definitions reaching the names they read are the ones that reached the dict (reaching definitions);
+    otherwise the dict keeps its place, keyed by the steps' parameters (what TF 1.x fed: the values it
+    had when it was made)."""
+    same = convert(_BOUND_FEED.format(value="batch", between="", after=""), "f.py").text
+    assert "feed =" not in same and "l = train_step(batch).numpy()" in same
+    for value, between in (("batch", "        batch = batch * 10\n"), ("batch * 2.0", ""),
+                           ("batch", "        if i:\n            batch = batch + 1\n")):
+        out = convert(_BOUND_FEED.format(value=value, between=between, after=""), "f.py").text
+        assert out is not None and f"feed = {{'x': {value}}}" in out and "l = train_step(**feed).numpy()" in out
+        assert convert(out, "f.py").text == out
+    # read again by a function run later: which definitions reach it then is not known here
+    later = convert(_BOUND_FEED.format(value="batch", between="", after=(
+        "    def evaluate():\n        return sess.run(loss, feed_dict=feed)\n    print(evaluate())\n")), "f.py")
+    assert "feed = {'x': batch}" in later.text and "return compute_loss(**feed).numpy()" in later.text
+
+
+def test_a_feed_dict_fed_to_a_step_that_needs_fewer_placeholders():
+    """TF 1.x let a run be fed placeholders its fetches do not need: each step takes every fed placeholder."""
+    text = ("import numpy as np\nimport tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 2])\n"
+            "keep = tf.placeholder(tf.float32, [])\nw = tf.Variable(tf.ones([2, 1]))\n"
+            "loss = tf.reduce_mean(tf.matmul(x, w))\nscaled = loss * keep\n"
+            "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(scaled)\nwith tf.Session() as sess:\n"
+            "    sess.run(tf.global_variables_initializer())\n    batch = np.ones((2, 2), np.float32)\n"
+            "    feed = {x: batch * 2.0, keep: 0.5}\n    sess.run(train_op, feed_dict=feed)\n"
+            "    print(sess.run(loss, feed_dict=feed))\n")
+    out = convert(text, "f.py").text
+    assert out is not None
+    assert "feed = {'x': batch * 2.0, 'keep': 0.5}" in out
+    assert "train_step(**feed)" in out
+    assert "def compute_loss(x, keep):" in out and "print(compute_loss(**feed).numpy())" in out

@@ -63,7 +63,10 @@ class AssignStatements:
             if kept is not None:
                 out.extend(kept)
                 return
-            items = session.feed_dict_binding(self, small.value)
+            items = session.feed_dict_binding(self, target.value, small.value)
+            if items is None and session.is_feed_dict(self, small.value):
+                out.extend(runtime_feeds.bind(self, st, target, small.value, kept=True))
+                return
             if items is not None:
                 self.env[target.value] = Other(OtherKind.FEED, {"items": items, "uses": 0})
                 self.feeds.add(target.value)

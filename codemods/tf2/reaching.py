@@ -174,6 +174,30 @@ class Definitions:
                     out.add(n)
         return out
 
+    def same_at_reads(self, line: int, target: str, names: set) -> bool:
+        """Whether `names` have, at every statement that reads `target` where the binding of `target` at
+        `line` reaches it, the definitions they have at `line`: a value computed at `line` (`feed = {x: batch}`)
+        may then be read again at those statements instead (`batch` not bound again in between)."""
+        scope = self.scope_at(line)
+        body = list(scope.node.body.body) if scope.node is not None else list(self._module.body)
+        at_binding = {n: self.reaching(scope, line, n) for n in names}
+        for st in body:
+            for part, reads in _statements(st):
+                where = self._line(part)
+                if target not in reads:
+                    continue
+                if isinstance(part, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    if names:  # read when the function runs: which definitions reach then is not known here
+                        return False
+                    continue
+                if where not in scope.before or self.scope_at(where) is not scope:
+                    continue
+                if line not in self.reaching(scope, where, target):
+                    continue
+                if any(self.reaching(scope, where, n) != at_binding[n] for n in names):
+                    return False
+        return True
+
     def _define(self, scope: Scope, state: State, names: set, line: int) -> State:
         state = dict(state)
         for n in names:

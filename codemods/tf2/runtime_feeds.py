@@ -77,9 +77,10 @@ def _is_feed(tr: "Program", node) -> bool:
     return isinstance(av, Other) and av.kind == OtherKind.FEED and av.info.get("runtime", False)
 
 
-def bind(tr: "Program", st, target: cst.Name, value: cst.Dict) -> Optional[list]:
-    """`feed = {placeholder: value, ...}` of a dict extended later: kept, with string keys."""
-    if target.value not in tr.runtime_feed_names:
+def bind(tr: "Program", st, target: cst.Name, value: cst.Dict, kept: bool = False) -> Optional[list]:
+    """`feed = {placeholder: value, ...}` of a dict extended later, or whose values must be computed where it
+    is made (`kept`): kept, with string keys."""
+    if target.value not in tr.runtime_feed_names and not kept:
         return None
     elements, items = [], []
     for e in value.elements:
@@ -94,7 +95,12 @@ def bind(tr: "Program", st, target: cst.Name, value: cst.Dict) -> Optional[list]
                           "sites": []})
     tr.env[target.value] = feed
     tr.runtime_feeds.append(feed)
-    tr.note(f"feed dict `{target.value}`, extended at run time → the same dict, keyed by the steps' parameter names")
+    if kept and target.value not in tr.runtime_feed_names:
+        tr.note(f"feed dict `{target.value}`, whose values are computed where it is made (or read names bound "
+                "again before it is fed) → the same dict, keyed by the steps' parameter names")
+    else:
+        tr.note(f"feed dict `{target.value}`, extended at run time → the same dict, keyed by the steps' parameter "
+                "names")
     return [st.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)],
                                              value=value.with_changes(elements=elements))])]
 

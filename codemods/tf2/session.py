@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import data, emit, fetch_structures, runtime_feeds, summaries
+from codemods.tf2 import data, emit, fetch_structures, reaching, runtime_feeds, summaries
 from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
@@ -103,11 +103,14 @@ def feeds_of(tr: "Program", node) -> list:
     return out
 
 
-def feed_dict_binding(tr: "Program", value) -> Optional[list]:
-    """A host `name = {placeholder: value, ...}`: its items, read later where it is fed."""
+def feed_dict_binding(tr: "Program", target: str, value) -> Optional[list]:
+    """A host `target = {placeholder: value, ...}`: its items, read again where it is fed. None when it is not
+    a dict of placeholders, or when a value might not be the same there: a value computed by an expression,
+    or reading a name that another definition reaches where the dict is fed (`batch` bound again between).
+    Such a dict keeps its place (`runtime_feeds.bind`)."""
     if not (isinstance(value, cst.Dict) and value.elements):
         return None
-    items = []
+    items, read = [], set()
     for e in value.elements:
         if not isinstance(e, cst.DictElement):
             return None
@@ -115,10 +118,19 @@ def feed_dict_binding(tr: "Program", value) -> Optional[list]:
         if not isinstance(key_av, Input):
             return None
         if not isinstance(e.value, (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float)):
-            tr.refuse("a feed dict bound to a name whose values are computed expressions is not converted (the "
-                      "values would be computed where the dict is used)")
+            return None
         items.append((key_av.placeholder.name, e.value))
+        read |= reaching.read_names(e.value)
+    if not tr.definitions().same_at_reads(tr.line, target, read):
+        return None
     return items
+
+
+def is_feed_dict(tr: "Program", value) -> bool:
+    """`value` is a dict literal whose keys are all placeholders."""
+    return isinstance(value, cst.Dict) and bool(value.elements) and all(
+        isinstance(e, cst.DictElement) and isinstance(tr.evaluator(tr.env).evaluate(e.key)[0], Input)
+        for e in value.elements)
 
 
 # -- fetches ------------------------------------------------------------------------------------------
