@@ -34,7 +34,6 @@ REFUSED = {
                            "no TF 2 mapping"),
     "minimize": (HEAD + BODY + "opt = tf.train.GradientDescentOptimizer(0.1)\nopt.minimize(lambda: loss_fn(1.0))\n",
                  "opt.minimize", "only `apply_gradients`"),
-    "rmsprop_ones_slot": (HEAD + BODY + "opt = tf.train.RMSPropOptimizer(0.1)\n", "RMSPropOptimizer", "ones"),
     "sparse_momentum": (HEAD + "e = tfe.Variable(tf.zeros([5, 2]))\n"
                         "f = lambda i: tf.reduce_sum(tf.nn.embedding_lookup(e, i))\n"
                         "opt = tf.train.MomentumOptimizer(0.1, 0.9)\n", "MomentumOptimizer", "IndexedSlices"),
@@ -155,6 +154,39 @@ def test_gradient_helper_computes_what_tf1s_implicit_val_and_grad_computes(tmp_p
     assert got["helper_errors"] == got["tf1_errors"] == [
         "Cannot differentiate a function that returns None",
         "No trainable variables were accessed while the function was being computed."]
+
+
+RMSPROP_CHECK = """
+import numpy as np
+w0 = 1.0
+ms, mom, w = np.ones(1, np.float32), np.zeros(1, np.float32), tf.Variable([w0])
+ms_v, mom_v = tf.Variable(ms), tf.Variable(mom)
+for x in (1.0, 2.0, 3.0):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(x * w - 2.0))
+    g = tape.gradient(loss, w)
+    tf.raw_ops.ResourceApplyRMSProp(var=w.handle, ms=ms_v.handle, mom=mom_v.handle, lr=0.1, rho=0.9, momentum=0.5,
+                                    epsilon=1e-10, grad=g)
+    print("tf1 %.9f" % w.numpy()[0])
+"""
+
+
+def test_rmsprop_twin_updates_as_tf1s_kernel_with_its_ones_slot(tmp_path):
+    """RMSProp in a TF 1.x eager script: the twin (Keras' RMSprop, its mean-square slot made with ones) gives
+    the updates of TF 1.x's own kernel (`ResourceApplyRMSProp`, still in TF 2.21) from TF 1.x's ones-slot."""
+    text = (HEAD + BODY + "opt = tf.train.RMSPropOptimizer(0.1, momentum=0.5)\n"
+            "for x in (1.0, 2.0, 3.0):\n    loss, pairs = grad_fn(x)\n    opt.apply_gradients(pairs)\n"
+            "    print('tf2 %.9f' % w.numpy())\n")
+    out = convert(text, "rms.py").text
+    assert out is not None and "opt = RMSPropOptimizer(0.1, rho=0.9, momentum=0.5, epsilon=1e-10)" in out
+    script = tmp_path / "rms.py"
+    script.write_text(out + RMSPROP_CHECK)
+    proc = run_python(script, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tf2 = [float(line.split()[1]) for line in proc.stdout.splitlines() if line.startswith("tf2 ")]
+    tf1 = [float(line.split()[1]) for line in proc.stdout.splitlines() if line.startswith("tf1 ")]
+    assert len(tf2) == len(tf1) == 3 and tf2[0] != 1.0
+    assert tf2 == pytest.approx(tf1, rel=1e-6, abs=1e-7)
 
 
 def test_one_variable_needs_no_partition_strategy():

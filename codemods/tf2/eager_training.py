@@ -101,9 +101,6 @@ class EagerTraining:
 
     def _optimizer(self, row: OptimizerRow, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         opt = row.tf1.rsplit(".", 1)[1]
-        if row.velocity_ones:
-            self.refuse(original, f"{opt} starts its mean-square slot at ones (Keras at zeros): the eager path "
-                                  "does not write that initialization")
         if self._sparse and not (row.twin or row.tf1.endswith("GradientDescentOptimizer")):
             self.refuse(original, f"a gradient is an IndexedSlices (a variable read by index at line {self._sparse}) "
                                   f"and Keras 3's {row.keras.rsplit('.', 1)[-1]} updates repeated rows differently "

@@ -27,7 +27,6 @@ class OptimizerRow:
     params: tuple                  # Param rows; TF1 arguments not listed are refused
     why: str                       # the numerics fact, one line (goes into the output as a comment)
     proof: str                     # fixture (under fixtures/) whose conversion passes parity
-    velocity_ones: bool = False    # TF1 starts the mean-square slot at ones (Keras: zeros)
     constant_lr_only: bool = False # equal only while the learning rate is constant
     twin: bool = False             # `keras` is an exact twin class written into the output (optimizer_twins)
 
@@ -76,14 +75,14 @@ OPTIMIZERS: dict[str, OptimizerRow] = {row.tf1: row for row in (
         "TF1 AdadeltaOptimizer's epsilon is 1e-8 (Keras' default is 1e-7)",
         "tf2_golden/optimizers/adadelta.py"),
     OptimizerRow(
-        "tensorflow.train.RMSPropOptimizer", "tf.keras.optimizers.RMSprop",
+        "tensorflow.train.RMSPropOptimizer", "RMSPropOptimizer",
         (Param("learning_rate", 0, "learning_rate"), Param("decay", 1, "rho", "0.9"),
          Param("momentum", 2, "momentum"), Param("epsilon", 3, "epsilon", "1e-10"),
          Param("use_locking", 4, None, "False"), Param("centered", 5, "centered"),
          Param("name", 6, None)),
         "TF1 RMSPropOptimizer starts the mean-square slot at ones and its epsilon is 1e-10 "
         "(both inside the sqrt, as in Keras 3)",
-        "tf2_golden/optimizers/rmsprop.py", velocity_ones=True),
+        "tf2_golden/optimizers/rmsprop.py", twin=True),
     OptimizerRow(
         "tensorflow.train.FtrlOptimizer", "tf.keras.optimizers.Ftrl",
         (Param("learning_rate", 0, "learning_rate"),
@@ -136,8 +135,7 @@ def render_markdown() -> str:
     lines = ["| TF 1.x | Keras 3 (TF2 tier) | why | proof |", "|---|---|---|---|"]
     for row in OPTIMIZERS.values():
         short = row.tf1.replace("tensorflow.", "tf.")
-        extra = " + mean-square slot set to ones" if row.velocity_ones else ""
-        extra += " (a twin class written into the script)" if row.twin else ""
+        extra = " (a twin class written into the script)" if row.twin else ""
         caveat = " (constant learning rate only; else refused)" if row.constant_lr_only else ""
         lines.append(f"| `{short}` | `{row.render()}`{extra}{caveat} | {row.why} | `{row.proof}` |")
     lines += ["", "| TF 1.x slot read | Keras 3 optimizer variable | why | proof |", "|---|---|---|---|"]

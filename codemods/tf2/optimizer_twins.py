@@ -8,6 +8,10 @@ fixtures/legacy/r07_mnist_mlp.py). The twin is a Keras 3 optimizer (so `apply_gr
 checkpoints and `tf.distribute` treat it as one) whose update is TF 1.x's kernel,
 `tf.raw_ops.ResourceApplyAdam`, with TF 1.x's beta powers: the same numbers, bit for bit.
 Its slots are named as TF 1.x named them (`m`, `v`).
+
+TF 1.x's `tf.train.RMSPropOptimizer` started its mean-square slot at ones; Keras 3's RMSprop at
+zeros (the update is otherwise the same). Its twin is Keras' class, its slot made with ones, so
+it holds for every way the optimizer is used: minimize, apply_gradients of any list, two lists.
 """
 from __future__ import annotations
 
@@ -57,7 +61,19 @@ class {name}({tf}.keras.optimizers.Optimizer):
         self.beta1_power.assign(self.beta1_power * self.beta1)
         self.beta2_power.assign(self.beta2_power * self.beta2)
 '''
-SOURCES = {"AdamOptimizer": ADAM}
+RMSPROP = '''
+
+class {name}({tf}.keras.optimizers.RMSprop):
+    """TF 1.x's RMSPropOptimizer as a Keras optimizer: Keras' RMSprop update, which is TF 1.x's (epsilon inside
+    the square root), with TF 1.x's mean-square slot, which starts at ones where Keras' starts at zeros. The
+    slots are made when the optimizer is built (its first update, or `build`), whatever the variable list."""
+
+    def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
+        if name == "velocity":
+            initializer = "ones"
+        return super().add_optimizer_variables(trainable_variables, name, initializer)
+'''
+SOURCES = {"AdamOptimizer": ADAM, "RMSPropOptimizer": RMSPROP}
 
 
 def definitions(twin: str, name: str, alias: str) -> list:

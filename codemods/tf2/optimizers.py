@@ -34,7 +34,6 @@ class Opt:
     row: Optional[OptimizerRow] = None
     clip_global: Optional[cst.BaseExpression] = None
     clip_value: Optional[cst.BaseExpression] = None
-    velocity_ones: bool = False
     plain_sgd: bool = False
     updates: list = field(default_factory=list)   # the variable lists it updates (names)
     members: dict = field(default_factory=dict)   # of those, the TF 1.x names of the variables each holds
@@ -122,12 +121,12 @@ def optimizer(site: "CallSite"):
     args, fixed, fed_lr = optimizer_args(site, row, site.node)
     name = _optimizer_name(site)
     statement = emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args))
-    if fixed or row.velocity_ones or row.constant_lr_only:
+    if fixed or row.constant_lr_only:
         statement = emit.with_comment(statement, row.why)
     name_param = next(p for p in row.params if p.tf1 == "name")
     tf1_name = _literal_name(site.arg(name_param.position, "name")[0], row.tf1.rsplit(".", 1)[1][:-len("Optimizer")])
     state = State(StateKind.OPTIMIZER, name, name, tr.line,
-                  info={"opt": Opt(row.tf1, row, velocity_ones=row.velocity_ones,
+                  info={"opt": Opt(row.tf1, row,
                                    plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr,
                                    tf1_name=tf1_name)})
     tr.note(f"{row.tf1.replace('tensorflow.', 'tf.')} → {row.keras}: {row.why}")

@@ -156,13 +156,6 @@ def train(site: "CallSite", opt_state: State, loss: cst.Name, variables: cst.Bas
     site.ev.grads.append(loss.value)
     site.ev.gradient_calls += 1
     site.ev.train = TrainInfo(body, returns, GraphOp(OpKind.TRAIN))
-    if opt.velocity_ones and not opt.built:
-        opt.built = True
-        opt.velocity_ones = False
-        tr.pending += [emit.stmt("{opt}.build({v})", opt=opt_state.expr(), v=variables),
-                       emit.stmt('for slot in {opt}.variables:  # TF1 RMSProp starts the mean-square slot at ones\n'
-                                 '    if slot.path.endswith("_velocity"):\n'
-                                 '        slot.assign({tf}.ones_like(slot))', opt=opt_state.expr(), tf=tr.alias)]
     return Op(site.ev.train.op), site.node
 
 
@@ -235,8 +228,6 @@ def apply_gradients(site: "CallSite"):
     if site.keywords() - {"grads_and_vars", "global_step", "name"} or opt.clip_global is not None \
             or opt.clip_value is not None:
         site.refuse("apply_gradients through a clipping wrapper is not converted")
-    if opt.velocity_ones:
-        site.refuse("RMSProp through apply_gradients: the variable list for its slots is not known")
     _check_sparse(site, opt)
     known = None
     if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" \
