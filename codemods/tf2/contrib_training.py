@@ -40,8 +40,7 @@ def clip_decorator(site: "CallSite"):
         site.refuse("clip_gradients_by_norm of something other than an optimizer made here is not converted")
     base = inner_av.state.info["opt"]
     state = State(StateKind.OPTIMIZER, inner_av.state.name, inner_av.state.tf1_name, tr.line,
-                  info={"opt": Opt(base.source, base.row, clip_global=clip, velocity_ones=base.velocity_ones,
-                                   plain_sgd=base.plain_sgd), "alias_of": inner_av.state}, ref=inner_av.state.ref)
+                  info={"opt": Opt(base.source, base.row, clip_global=clip, plain_sgd=base.plain_sgd), "alias_of": inner_av.state}, ref=inner_av.state.ref)
     tr.note("contrib clip_gradients_by_norm → tf.clip_by_global_norm before apply_gradients")
     return StateRef(state), inner_av.state.expr()
 
@@ -67,22 +66,13 @@ def optimize_loss(site: "CallSite"):
     lr, _ = site.arg(2, "learning_rate")
     kind, kind_av = site.arg(3, "optimizer")
     clip, clip_av = site.arg(None, "clip_gradients")
-    if not (isinstance(gs[1], StateRef) and gs[1].state.kind == StateKind.VARIABLE) or lr is None:
+    given = kind_av.state if isinstance(kind_av, StateRef) and kind_av.state.kind == StateKind.OPTIMIZER else None
+    if not (isinstance(gs[1], StateRef) and gs[1].state.kind == StateKind.VARIABLE) or lr is None and given is None:
         site.refuse("optimize_loss needs a global step variable and a learning rate here")
-    if isinstance(kind, cst.SimpleString) and kind.evaluated_value in OPTIMIZE_LOSS_NAMES:
-        row = OPTIMIZERS[OPTIMIZE_LOSS_NAMES[kind.evaluated_value]]
-    elif getattr(kind_av, "qname", None) in OPTIMIZERS:
-        row = OPTIMIZERS[kind_av.qname]
+    if given is not None:  # an optimizer object: TF 1.x used it as it was (a learning_rate made only its variable)
+        state = given
     else:
-        site.refuse(f"optimize_loss(optimizer={emit.code(kind) if kind is not None else None}) is not converted")
-    name = tr.namer.fresh("optimizer")
-    args, _, fed_lr = optimizer_args(site, row, cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)]))
-    statement = emit.with_comment(emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args)),
-                                  f"optimize_loss's optimizer. {row.why}")
-    state = State(StateKind.OPTIMIZER, name, name, tr.line,
-                  info={"opt": Opt(row.tf1, row, velocity_ones=row.velocity_ones,
-                                   plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr)})
-    tr.add_state(state, [statement])
+        state = _optimizer_named(site, kind, kind_av, lr)
     variables = variable_list(site, *site.arg(None, "variables"))
     clip_fn = None
     if clip is not None:
@@ -98,6 +88,26 @@ def optimize_loss(site: "CallSite"):
     tr.note("optimize_loss → tape.gradient, its clipping, apply_gradients and the global step increment; fetching "
             "it gives the loss, as in TF1")
     return train(site, state, loss, variables, gs, clip_fn, returns=loss)
+
+
+def _optimizer_named(site: "CallSite", kind, kind_av, lr) -> State:
+    """optimize_loss's optimizer given by name ("SGD", "Adam") or class, made with the learning rate."""
+    tr = site.tr
+    if isinstance(kind, cst.SimpleString) and kind.evaluated_value in OPTIMIZE_LOSS_NAMES:
+        row = OPTIMIZERS[OPTIMIZE_LOSS_NAMES[kind.evaluated_value]]
+    elif getattr(kind_av, "qname", None) in OPTIMIZERS:
+        row = OPTIMIZERS[kind_av.qname]
+    else:
+        site.refuse(f"optimize_loss(optimizer={emit.code(kind) if kind is not None else None}) is not converted")
+    name = tr.namer.fresh("optimizer")
+    args, _, fed_lr = optimizer_args(site, row, cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)]))
+    statement = emit.with_comment(emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args)),
+                                  f"optimize_loss's optimizer. {row.why}")
+    state = State(StateKind.OPTIMIZER, name, name, tr.line,
+                  info={"opt": Opt(row.tf1, row,
+                                   plain_sgd=row.tf1.endswith("GradientDescentOptimizer"), fed_lr=fed_lr)})
+    tr.add_state(state, [statement])
+    return state
 
 
 def create_train_op(site: "CallSite"):
