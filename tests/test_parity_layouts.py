@@ -151,3 +151,26 @@ def test_a_sides_paths_are_told_as_the_users_and_those_outside_the_root_say_so()
                              "../../../data/x.npy (from the working directory: /home/u/data/x.npy) is outside it, "
                              "so the script could not see it, whatever it holds: run parity with --root /home/u)")
     assert paths.told("No such file: '../../data/x.npy'") == "No such file: '../../data/x.npy'"  # inside the root
+
+
+def test_the_tf2_tiers_output_passes_in_the_repository_and_saves_where_tf1_saved(tmp_path):
+    """`saver.save(sess, "../../runs/model")` (no global_step) reaches the TF2 tier: the converted script,
+    run from its folder in its copy of the repository, trains as TF 1.x did and writes `runs/model.index`
+    and the `checkpoint` state file two levels up, where TF 1.x wrote them."""
+    repo, here = _repository(tmp_path)
+    new = here / "train_tf2.py"
+    proc = run_tf1clip("migrate", here / "train.py", "--to", "tf2", "--outtree", tmp_path / "out", cwd=here)
+    assert proc.returncode == 0 and "(TF2 tier)" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    new.write_text((tmp_path / "out" / "train.py").read_text())
+    assert "save_checkpoint(saver, \"../../runs/model\", 5)" in new.read_text()
+    proc, result = _parity(here / "train.py", new, here, "--keep")
+    assert proc.returncode == 0, proc.stdout[-2000:] + tail(proc.stderr)
+    try:
+        old_side, new_side = result["kept"]["old"], result["kept"]["new"]
+        for side in (old_side, new_side):
+            assert os.path.isfile(os.path.join(side, "runs", "model.index"))
+        states = [open(os.path.join(side, "runs", "checkpoint")).read() for side in (old_side, new_side)]
+        assert states[0] == states[1] == 'model_checkpoint_path: "model"\nall_model_checkpoint_paths: "model"\n'
+    finally:
+        for side in result["kept"].values():
+            shutil.rmtree(side, ignore_errors=True)

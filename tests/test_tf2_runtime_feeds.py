@@ -182,3 +182,4 @@ def test_a_feed_dict_fed_to_a_step_that_needs_fewer_placeholders():
     assert "feed = {'x': batch * 2.0, 'keep': 0.5}" in out
     assert "train_step(**feed)" in out
     assert "def compute_loss(x, keep):" in out and "print(compute_loss(**feed).numpy())" in out
+

@@ -151,7 +151,7 @@ class Definitions:
             # only imports, or an alias the translator's names follow (`T = tf`, bound nowhere else)
             modules = {n for n, d in defs.items() if all(k == "import" for k in d)} | set(self._aliases)
             for scope in self.scopes[1:]:  # a function binding the name as its local does not make it a module
-                modules -= {n for n in scope.local if n in modules and _declares_global(scope.node, n)}
+                modules -= {n for n in scope.local if n in modules and declares_global(scope.node, n)}
             self._modules = modules
         return self._modules
 
@@ -164,7 +164,7 @@ class Definitions:
         scope = self.scope_at(first)
         last = self._end(st)
         out: set = set()
-        for part, names in _statements(st):
+        for part, names in statements_reading(st):
             line = self._line(part)
             if line not in scope.before:
                 return None
@@ -173,30 +173,6 @@ class Definitions:
                 if not defs or any(not first <= d <= last for d in defs):
                     out.add(n)
         return out
-
-    def same_at_reads(self, line: int, target: str, names: set) -> bool:
-        """Whether `names` have, at every statement that reads `target` where the binding of `target` at
-        `line` reaches it, the definitions they have at `line`: a value computed at `line` (`feed = {x: batch}`)
-        may then be read again at those statements instead (`batch` not bound again in between)."""
-        scope = self.scope_at(line)
-        body = list(scope.node.body.body) if scope.node is not None else list(self._module.body)
-        at_binding = {n: self.reaching(scope, line, n) for n in names}
-        for st in body:
-            for part, reads in _statements(st):
-                where = self._line(part)
-                if target not in reads:
-                    continue
-                if isinstance(part, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    if names:  # read when the function runs: which definitions reach then is not known here
-                        return False
-                    continue
-                if where not in scope.before or self.scope_at(where) is not scope:
-                    continue
-                if line not in self.reaching(scope, where, target):
-                    continue
-                if any(self.reaching(scope, where, n) != at_binding[n] for n in names):
-                    return False
-        return True
 
     def _define(self, scope: Scope, state: State, names: set, line: int) -> State:
         state = dict(state)
@@ -273,7 +249,7 @@ class Definitions:
         return scope.before.get(line, {}).get(name, frozenset())
 
 
-def _statements(st):
+def statements_reading(st):
     """(statement or compound header, the names it reads) under `st`, nested defs left out."""
     if isinstance(st, cst.SimpleStatementLine):
         yield st, read_names(st)
@@ -288,16 +264,16 @@ def _statements(st):
     for f in ("body", "orelse", "finalbody"):
         child = getattr(st, f, None)
         if isinstance(child, cst.If):
-            yield from _statements(child)
+            yield from statements_reading(child)
         elif child is not None:
             for inner in child.body.body if isinstance(child, (cst.Else, cst.Finally)) else child.body:
-                yield from _statements(inner)
+                yield from statements_reading(inner)
     for h in getattr(st, "handlers", ()):
         for inner in h.body.body:
-            yield from _statements(inner)
+            yield from statements_reading(inner)
 
 
-def _declares_global(node, name: str) -> bool:
+def declares_global(node, name: str) -> bool:
     return any(isinstance(n, cst.Global) and any(g.name.value == name for g in n.names) for n in _walk(node))
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import data, emit, fetch_structures, reaching, runtime_feeds, summaries
+from codemods.tf2 import data, emit, fetch_structures, reaching, runtime_feeds, summaries, value_snapshots
 from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
@@ -121,7 +121,8 @@ def feed_dict_binding(tr: "Program", target: str, value) -> Optional[list]:
             return None
         items.append((key_av.placeholder.name, e.value))
         read |= reaching.read_names(e.value)
-    if not tr.definitions().same_at_reads(tr.line, target, read):
+    if not value_snapshots.still_the_same(tr.module, tr.names.line, frozenset(tr.names.aliases), tr.line, target,
+                                          read):
         return None
     return items
 
