@@ -20,7 +20,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2.model import Func, State, StateKind, StateRef
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
-from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class
+from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class, row_for
 from codemods.tf2.training import loss_name, train, variable_list
 
 if TYPE_CHECKING:
@@ -100,7 +100,9 @@ def _optimizer_named(site: "CallSite", kind, kind_av, lr) -> State:
     else:
         site.refuse(f"optimize_loss(optimizer={emit.code(kind) if kind is not None else None}) is not converted")
     name = tr.namer.fresh("optimizer")
-    args, _, fed_lr = optimizer_args(site, row, cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)]))
+    call = cst.Call(func=cst.Name("x"), args=[cst.Arg(lr)])
+    row = row_for(site, row, call)
+    args, _, fed_lr = optimizer_args(site, row, call)
     statement = emit.with_comment(emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args)),
                                   f"optimize_loss's optimizer. {row.why}")
     state = State(StateKind.OPTIMIZER, name, name, tr.line,

@@ -27,7 +27,8 @@ class OptimizerRow:
     params: tuple                  # Param rows; TF1 arguments not listed are refused
     why: str                       # the numerics fact, one line (goes into the output as a comment)
     proof: str                     # fixture (under fixtures/) whose conversion passes parity
-    constant_lr_only: bool = False # equal only while the learning rate is constant
+    changing_lr: Optional["OptimizerRow"] = None  # the row for a learning rate that changes (else equal only
+                                                  # while it is constant)
     twin: bool = False             # `keras` is an exact twin class written into the output (optimizer_twins)
 
     def render(self) -> str:
@@ -36,6 +37,17 @@ class OptimizerRow:
 
 
 _LOCK = (Param("use_locking", 1, None, "False"), Param("name", 2, None))
+
+# MomentumOptimizer whose learning rate changes (a schedule, a fed or computed rate): Keras SGD's velocity
+# holds -lr * accum with the rates of past steps, TF 1.x's accumulator holds none, so the twin runs TF 1.x's
+# kernel. With a constant rate the two are the same update, and the output keeps Keras' own SGD.
+MOMENTUM_CHANGING_LR = OptimizerRow(
+    "tensorflow.train.MomentumOptimizer", "MomentumOptimizer",
+    (Param("learning_rate", 0, "learning_rate"), Param("momentum", 1, "momentum"),
+     Param("use_locking", 2, None, "False"), Param("name", 3, None), Param("use_nesterov", 4, "use_nesterov")),
+    "TF1 MomentumOptimizer's ApplyMomentum kernel in a Keras 3 optimizer (accum = m * accum + g; var -= lr * accum "
+    "with this step's rate: Keras SGD's velocity keeps the rates of past steps)",
+    "tf2_golden/optimizers/momentum_decaying_rate.py", twin=True)
 
 OPTIMIZERS: dict[str, OptimizerRow] = {row.tf1: row for row in (
     OptimizerRow(
@@ -50,7 +62,7 @@ OPTIMIZERS: dict[str, OptimizerRow] = {row.tf1: row for row in (
          Param("use_nesterov", 4, "nesterov")),
         "MomentumOptimizer: accum = m * accum + g; var -= lr * accum. Keras SGD keeps "
         "velocity = -lr * accum: the same update while the learning rate is constant",
-        "tf2_golden/optimizers/momentum_nesterov.py", constant_lr_only=True),
+        "tf2_golden/optimizers/momentum_nesterov.py", changing_lr=MOMENTUM_CHANGING_LR),
     OptimizerRow(
         "tensorflow.train.AdamOptimizer", "AdamOptimizer",
         (Param("learning_rate", 0, "learning_rate"), Param("beta1", 1, "beta1"),
@@ -133,10 +145,11 @@ SLOTS: dict[tuple, SlotRow] = {(row.optimizer, row.slot): row for row in (
 def render_markdown() -> str:
     """The README tables: one line per optimizer row, then one per get_slot row."""
     lines = ["| TF 1.x | Keras 3 (TF2 tier) | why | proof |", "|---|---|---|---|"]
-    for row in OPTIMIZERS.values():
+    for row in [r for main in OPTIMIZERS.values() for r in (main, main.changing_lr) if r is not None]:
         short = row.tf1.replace("tensorflow.", "tf.")
         extra = " (a twin class written into the script)" if row.twin else ""
-        caveat = " (constant learning rate only; else refused)" if row.constant_lr_only else ""
+        caveat = " (constant learning rate)" if row.changing_lr is not None else ""
+        caveat += " (a learning rate that changes)" if any(m.changing_lr is row for m in OPTIMIZERS.values()) else ""
         lines.append(f"| `{short}` | `{row.render()}`{extra}{caveat} | {row.why} | `{row.proof}` |")
     lines += ["", "| TF 1.x slot read | Keras 3 optimizer variable | why | proof |", "|---|---|---|---|"]
     for row in SLOTS.values():

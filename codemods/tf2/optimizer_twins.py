@@ -12,6 +12,10 @@ Its slots are named as TF 1.x named them (`m`, `v`).
 TF 1.x's `tf.train.RMSPropOptimizer` started its mean-square slot at ones; Keras 3's RMSprop at
 zeros (the update is otherwise the same). Its twin is Keras' class, its slot made with ones, so
 it holds for every way the optimizer is used: minimize, apply_gradients of any list, two lists.
+
+TF 1.x's `tf.train.MomentumOptimizer` keeps `accum = m * accum + g` and steps `lr * accum`; Keras 3's
+SGD keeps the velocity `-lr * accum`. With a constant rate they are one update; with a rate that
+changes, Keras' velocity carries the rates of past steps. Its twin runs TF 1.x's ApplyMomentum kernel.
 """
 from __future__ import annotations
 
@@ -73,7 +77,36 @@ class {name}({tf}.keras.optimizers.RMSprop):
             initializer = "ones"
         return super().add_optimizer_variables(trainable_variables, name, initializer)
 '''
-SOURCES = {"AdamOptimizer": ADAM, "RMSPropOptimizer": RMSPROP}
+MOMENTUM = '''
+
+class {name}({tf}.keras.optimizers.Optimizer):
+    """TF 1.x's MomentumOptimizer as a Keras optimizer: its ApplyMomentum kernel, accum = momentum * accum + g,
+    var -= lr * accum with the rate of this step (Keras' SGD keeps -lr * accum, with the rates of past steps)."""
+
+    def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum"):
+        super().__init__(learning_rate=learning_rate, name=name)
+        self.momentum, self.use_nesterov = momentum, use_nesterov
+
+    def build(self, var_list):
+        if self.built:
+            return
+        super().build(var_list)
+        self.accumulators = [self.add_variable_from_reference(v, "momentum") for v in var_list]
+
+    def update_step(self, gradient, variable, learning_rate):
+        accum = self.accumulators[self._get_variable_index(variable)]
+        if isinstance(gradient, {tf}.IndexedSlices):  # TF 1.x's sparse update: duplicate rows summed first
+            indices, positions = {tf}.unique(gradient.indices)
+            values = {tf}.math.unsorted_segment_sum(gradient.values, positions, {tf}.shape(indices)[0])
+            {tf}.raw_ops.ResourceSparseApplyMomentum(
+                var=variable.handle, accum=accum.handle, lr=learning_rate, grad=values, indices=indices,
+                momentum={tf}.cast(self.momentum, variable.dtype), use_nesterov=self.use_nesterov)
+            return
+        {tf}.raw_ops.ResourceApplyMomentum(
+            var=variable.handle, accum=accum.handle, lr=learning_rate, grad=gradient,
+            momentum={tf}.cast(self.momentum, variable.dtype), use_nesterov=self.use_nesterov)
+'''
+SOURCES = {"AdamOptimizer": ADAM, "RMSPropOptimizer": RMSPROP, "MomentumOptimizer": MOMENTUM}
 
 
 def definitions(twin: str, name: str, alias: str) -> list:

@@ -88,23 +88,34 @@ def optimizer_args(site: "CallSite", row: OptimizerRow, call: cst.Call) -> tuple
         value = a.value
         av = site.ev.value_of(value)
         if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
-            if row.constant_lr_only:
+            if row.changing_lr is not None:
                 site.refuse(f"{row.tf1.rsplit('.', 1)[1]} with a decaying learning rate: Keras' update differs from "
                             "TF 1.x's when the learning rate changes")
             if not isinstance(value, cst.Call):  # `self.lr`, the schedule itself: its value at the step
                 value = cst.Call(value, [cst.Arg(av.state.info["step"])])
             value = cst.Lambda(cst.Parameters(), value)
-        elif av.graph and p.tf1 == "learning_rate" and not row.constant_lr_only:
+        elif av.graph and p.tf1 == "learning_rate" and row.changing_lr is None:
             fed_lr, value = value, cst.Float("0.0")  # assigned in each step that updates, as TF 1.x read it
         elif av.graph:
             site.refuse(f"{row.tf1.rsplit('.', 1)[1]}'s {p.tf1} is a graph value (fed or computed): a Keras "
                         "optimizer takes a number, a schedule or a callable"
-                        + (" (and a changing rate makes Keras' momentum differ)" if row.constant_lr_only else ""))
+                        + (" (and a changing rate makes Keras' momentum differ)" if row.changing_lr else ""))
         if p.tf1 == "learning_rate" and a.keyword is None:
             args.insert(0, cst.Arg(value))
         else:
             args.append(emit.keyword(p.keras, value))
     return args, fixed, fed_lr
+
+
+def row_for(site: "CallSite", row: OptimizerRow, call: cst.Call) -> OptimizerRow:
+    """`row`, or its row for a learning rate that changes (a schedule, a fed or computed rate) when `call`'s does."""
+    if row.changing_lr is None:
+        return row
+    lr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "learning_rate"),
+              call.args[0].value if call.args and call.args[0].keyword is None else None)
+    av = site.ev.value_of(lr) if lr is not None else None
+    changes = isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE or getattr(av, "graph", False)
+    return row.changing_lr if changes else row
 
 
 def optimizer_class(tr, row: OptimizerRow) -> cst.BaseExpression:
@@ -117,11 +128,11 @@ def optimizer_class(tr, row: OptimizerRow) -> cst.BaseExpression:
 
 def optimizer(site: "CallSite"):
     tr = site.tr
-    row = OPTIMIZERS[site.qname]
+    row = row_for(site, OPTIMIZERS[site.qname], site.node)
     args, fixed, fed_lr = optimizer_args(site, row, site.node)
     name = _optimizer_name(site)
     statement = emit.assign(name, emit.with_args(emit.call(optimizer_class(tr, row)), args))
-    if fixed or row.constant_lr_only:
+    if fixed or row.changing_lr is not None:
         statement = emit.with_comment(statement, row.why)
     name_param = next(p for p in row.params if p.tf1 == "name")
     tf1_name = _literal_name(site.arg(name_param.position, "name")[0], row.tf1.rsplit(".", 1)[1][:-len("Optimizer")])
