@@ -504,6 +504,19 @@ def test_a_schedule_fetched_with_its_update_is_the_rate_the_update_used(tmp_path
         [line for line in old.stdout.splitlines() if "lr=" in line]
 
 
+def test_get_shape_of_a_variable_item_reads_its_shape():
+    """A Keras 3 variable has no get_shape(): an item's is read as `.shape`, the same TensorShape for it and a
+    tf.Variable, where the shape is used as TF 1.x and TF 2 answer alike (len, ndims, as_list, num_elements)."""
+    text = _converted(_ITEMS_HEAD + "w = tf.Variable(tf.zeros([4, 1]))\n"
+                      "big = [v for v in tf.trainable_variables() if v.get_shape().ndims > 1]\n"
+                      "n = sum(v.get_shape().num_elements() for v in tf.trainable_variables())\n"
+                      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss + tf.add_n("
+                      "[tf.nn.l2_loss(v) for v in tf.trainable_variables() if len(v.get_shape()) > 1]), var_list=big)\n"
+                      + _ITEMS_TAIL)
+    assert "if v.shape.ndims > 1]" in text and "sum(v.shape.num_elements() for v in" in text
+    assert "if len(v.shape) > 1]" in text and "get_shape" not in text
+
+
 _ITEMS_HEAD = ("import tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 4])\n"
                "pred = tf.layers.dense(x, 1, name='out')\nloss = tf.reduce_mean(tf.square(pred))\n")
 _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_initializer())\n"
@@ -514,9 +527,13 @@ _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_ini
     ("picked = [v for v in tf.trainable_variables() if v.op.name.startswith('out')]\n"
      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",
      "v.op.name", "other names"),
-    ("big = [v for v in tf.trainable_variables() if v.get_shape().ndims > 1]\n"
+    ("big = [v for v in tf.trainable_variables() if v.get_shape()[0] > 1]\n"
      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=big)\n",
-     "v.get_shape()", "no op, graph or get_shape"),
+     "v.get_shape()[0]", "TensorShape, which held Dimension objects"),
+    ("class Box:\n    def get_shape(self):\n        return [2]\n\n\nboxes = [Box()]\n"
+     "n = [len(b.get_shape()) for b in boxes]\n"
+     "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n",
+     "b.get_shape()", "not known to be a TensorFlow object"),
     ("opt = tf.train.GradientDescentOptimizer(0.1)\ngvs = opt.compute_gradients(loss)\n"
      "kernel = tf.trainable_variables()[0]\n"
      "train_op = opt.apply_gradients([(g * 2.0, v) if v == kernel else (g, v) for g, v in gvs])\n",
@@ -557,7 +574,7 @@ _ITEMS_TAIL = ("with tf.Session() as sess:\n    sess.run(tf.global_variables_ini
      "sorted(opt.compute_gradients(loss)", "is given variables"),
     ("for v in tf.trainable_variables():\n    print(v.shape)\n"
      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n",
-     "print(v.shape)", "other names"),
+     "print(v.shape)", "TensorShape, which held Dimension objects"),
     ("def scope_of(var):\n    return var.name.split('/')[0]\n\n\ndef is_out(var):\n    return scope_of(var) == 'out'\n"
      "\n\npicked = [v for v in tf.trainable_variables() if is_out(v)]\n"
      "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=picked)\n",

@@ -4,8 +4,9 @@ TF 1.x code walks its variables and gradients with Python loops and comprehensio
 (`for v in tf.trainable_variables():`, `[... for g, v in grads_and_vars]`) and picks among them
 by what TF 1.x gave each one:
 
-* its graph name, op, graph, device or `get_shape()`: the TF2 tier's Keras 3 variables are named
-  `kernel` and `bias` without their scope, and have no op, graph or `get_shape`;
+* its graph name, op, graph or device: the TF2 tier's Keras 3 variables are named `kernel` and
+  `bias` without their scope, and have no op or graph; its `get_shape()`, which a Keras 3 variable
+  lacks, is read as `.shape` (the same TensorShape for a `tf.Variable` and a Keras variable);
 * its identity: TF 1.x compared tensors and variables with `==` and `in` by identity, TF 2
   compares their values (element-wise, or an error).
 
@@ -25,7 +26,9 @@ from codemods.tf2.syntax import target_names
 from codemods.tf2.model import AV, Element, exact_names, holds_tf
 
 # attributes of a tensor or variable whose TF 2 answer differs from TF 1.x's
-TF1_ONLY = frozenset({"name", "op", "graph", "device", "get_shape"})
+TF1_ONLY = frozenset({"name", "op", "graph", "device"})
+# an item's `get_shape()`, written `.shape` in TF 2: right only where the loop ranges over TensorFlow objects
+SHAPE_READ = "get_shape"
 # comparisons that were identity tests on tensors and variables in TF 1.x
 IDENTITY_TESTS = (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)
 # list methods that compare their argument with the items (`tvars.index(v)`)
@@ -34,7 +37,12 @@ IDENTITY_METHODS = frozenset({"index", "count", "remove"})
 
 def attribute_reason(code: str) -> str:
     return (f"`{code}` of an item of a list of variables or tensors: TF 2's variables have other names "
-            "(Keras 3 names them `kernel`, `bias`), and no op, graph or get_shape")
+            "(Keras 3 names them `kernel`, `bias`), and no op or graph")
+
+
+def shape_reason(code: str) -> str:
+    return (f"`{code}` of an item not known to be a TensorFlow object: the TF 2 form reads `.shape`, which only a "
+            "tensor or variable answers as TF 1.x's get_shape() did")
 
 
 def comparison_reason(code: str) -> str:
@@ -99,7 +107,10 @@ class Items:
         bindings, reads = self._frames.pop()
         for name, reason, line, attr in reads:
             over = value_of(bindings[name])
-            if holds_tf(over) and not (attr == "name" and exact_names(over)):
+            if attr == SHAPE_READ:
+                if not holds_tf(over):
+                    return reason, line
+            elif holds_tf(over) and not (attr == "name" and exact_names(over)):
                 return reason, line
         return None
 

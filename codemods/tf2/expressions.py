@@ -218,6 +218,9 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if id(original) in self._runs:
             av, new = session.run_call(CallSite(self, "*.run", updated, original))
             return self._set(new, av)
+        shape = self.item_shape(original, updated)
+        if shape is not None:
+            return self._set(shape, HOST)
         func = self.value_of(updated.func)
         self.check_item_calls(original, updated, func)
         if isinstance(func, TFSymbol):

@@ -86,6 +86,19 @@ class ItemChecks:
                                  lambda c, a: self.follow(c, a, seen | {av.node}), function_locals(av.node))
         return None if found is None else found[1]
 
+    def item_shape(self, original: cst.Call, updated: cst.Call) -> Optional[cst.BaseExpression]:
+        """`v.get_shape()` of a loop's item → `v.shape` (a Keras 3 variable has no get_shape; `.shape` is the same
+        TensorShape for it and a `tf.Variable`); refused when the loop closes unless it ranges over TensorFlow
+        objects. None: not such a call."""
+        f = original.func
+        if not (isinstance(f, cst.Attribute) and f.attr.value == elements.SHAPE_READ and not original.args
+                and isinstance(f.value, cst.Name)):
+            return None
+        reason = elements.shape_reason(self.tr.code(original))
+        if not self.items.read(f.value.value, reason, self.tr.line_of(original), elements.SHAPE_READ):
+            return None
+        return cst.Attribute(value=updated.func.value, attr=cst.Name("shape"))
+
     def item_read(self, node: cst.CSTNode, reason: str, attr: str = "") -> None:
         """`node` read (for `attr`) in a way TF 2 answers differently for a loop's item over TensorFlow objects."""
         line = self.tr.line_of(node)

@@ -27,7 +27,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from codemods.children import children
-from codemods.tf2.elements import attribute_reason, comparison_reason
+from codemods.tf2.elements import SHAPE_READ, attribute_reason, comparison_reason
 from codemods.tf2.emit import code
 from codemods.tf2.syntax import MUTATORS, target_names
 from codemods.tf2.reaching import target_nodes
@@ -195,9 +195,30 @@ def _attribute(attribute: cst.Attribute, ctx: tuple):
     attr = attribute.attr.value
     if attr in KEPT_ATTRIBUTES or attr == "name" and ctx[5]:
         return None
-    if attr == "shape":
-        arg = parents.get(id(attribute))
-        call = parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len":
+    if attr in ("shape", SHAPE_READ):
+        value = attribute  # the TensorShape: `v.shape`, or `v.get_shape()` (read as `.shape` in TF 2)
+        if attr == SHAPE_READ:
+            value = parents.get(id(attribute))
+            if not (isinstance(value, cst.Call) and value.func is attribute and not value.args):
+                return attribute_reason(code(attribute).strip())
+        if _plain_shape_use(value, parents):
             return None
+        return (f"`{code(value).strip()}` of an item of a list of variables or tensors, used other than by len, "
+                "ndims, as_list() or num_elements() (where TF 1.x's TensorShape, which held Dimension objects, and "
+                "TF 2's answer alike)")
     return attribute_reason(code(attribute).strip())
+
+
+def _plain_shape_use(shape: cst.CSTNode, parents: dict) -> bool:
+    """A TensorShape used as TF 1.x and TF 2 answer alike: `len(s)`, `s.ndims`, `s.as_list()`,
+    `s.num_elements()` (plain ints and lists; an index would be TF 1.x's Dimension)."""
+    up = parents.get(id(shape))
+    if isinstance(up, cst.Arg):
+        call = parents.get(id(up))
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"
+    if isinstance(up, cst.Attribute) and up.value is shape:
+        if up.attr.value == "ndims":
+            return True
+        call = parents.get(id(up))
+        return up.attr.value in ("as_list", "num_elements") and isinstance(call, cst.Call) and call.func is up
+    return False
