@@ -68,3 +68,24 @@ def test_a_schedule_made_in_a_class_is_read_at_the_step_and_trains_like_tf1(tmp_
     proc = run_tf1clip("parity", old, new, cwd=tmp_path, timeout=600)  # decays at steps 2 and 4
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert proc.stdout.strip().endswith("PASS")
+
+
+def test_tf1_decays_become_keras_schedules_and_assign_functions_methods():
+    """inverse_time_decay, polynomial_decay, cosine_decay, piecewise_constant → the Keras 3 schedule of the same
+    formula (fixtures/tf2_safety/probes/learning_rate_schedules.py proves them by parity); tf.assign_add(v, 1)
+    → v.assign_add(1); a use_locking=True is refused, saying so."""
+    text = (ROOT / "fixtures" / "tf2_safety" / "probes" / "learning_rate_schedules.py").read_text()
+    out = migrate(text, "s.py", to="tf2")
+    assert out.tier == "tf2", out.notes
+    for line in ("lr1 = tf.keras.optimizers.schedules.InverseTimeDecay(0.2, decay_steps=2, decay_rate=0.5, "
+                 "staircase=True)",
+                 "lr2 = tf.keras.optimizers.schedules.PolynomialDecay(0.2, decay_steps=3, end_learning_rate=0.01, "
+                 "power=2.0, cycle=True)",
+                 "lr3 = tf.keras.optimizers.schedules.CosineDecay(0.2, decay_steps=5, alpha=0.1)",
+                 "lr4 = tf.keras.optimizers.schedules.PiecewiseConstantDecay([2, 4], [0.2, 0.1, 0.05])",
+                 "    global_step.assign_add(1)"):
+        assert line + "\n" in out.text, line
+    locked = migrate(text.replace("tf.assign_add(global_step, 1)", "tf.assign_add(global_step, 1, use_locking=True)"),
+                     "s.py", to="tf2")
+    assert locked.tier == "compat" and any("tf.assign_add(use_locking=True) is not converted" in n.message
+                                           for n in locked.notes)

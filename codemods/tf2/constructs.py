@@ -7,6 +7,7 @@ A handler gets a `CallSite` and returns (abstract value, TF 2 node).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -35,6 +36,9 @@ CALLS = {
     **summaries.CALLS,
     **flags.CALLS,
     **checkpoints.CALLS,
+    "tensorflow.assign": lambda site: _assign_function(site),
+    "tensorflow.assign_add": lambda site: _assign_function(site),
+    "tensorflow.assign_sub": lambda site: _assign_function(site),
     "tensorflow.clip_by_average_norm": ops.clip_by_average_norm,
     "tensorflow.cond": ops.cond,
     "tensorflow.Session": lambda site: (Session(), site.node),
@@ -139,6 +143,25 @@ def _assign(site: "CallSite"):
         return Op(variables.GraphOp(OpKind.ASSIGN, info={"direct": site.node})), site.node
     body = [cst.SimpleStatementLine([cst.Expr(site.node)])]
     return Op(variables.GraphOp(OpKind.ASSIGN, info={"body": body})), site.node
+
+
+def _assign_function(site: "CallSite"):
+    """`tf.assign(ref, value)` (and `_add`, `_sub`), TF 1.x's function form → `ref.assign(value)`, the method
+    TF 2 kept (`name=` dropped; TF 1.x's defaults of `use_locking` and `validate_shape` only)."""
+    method = site.qname.rsplit(".", 1)[1]
+    ref, ref_av = site.arg(0, "ref")
+    value, _ = site.arg(1, "value")
+    defaults = {"use_locking": ("None", "False"), "validate_shape": ("True",)}
+    for key in site.keywords() - {"ref", "value", "name"}:
+        given, _ = site.arg(None, key)
+        if key not in defaults or site.tr.code(given) not in defaults[key]:
+            site.refuse(f"tf.{method}({key}={site.tr.code(given)}) is not converted")
+    if ref is None or value is None or len([a for a in site.node.args if a.keyword is None]) > 2:
+        site.refuse(f"tf.{method} with arguments other than ref, value and name is not converted")
+    if kind_of(ref_av) != StateKind.VARIABLE:
+        site.refuse(f"tf.{method} of `{site.tr.code(ref)}`, not a variable made here, is not converted")
+    node = cst.Call(cst.Attribute(ref, cst.Name(method)), [cst.Arg(value)])
+    return _assign(dataclasses.replace(site, qname=f"*.{method}", node=node, receiver=ref_av))
 
 
 def call_state(site: "CallSite"):

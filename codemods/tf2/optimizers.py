@@ -5,7 +5,8 @@
   a learning rate the graph computes (fed) is assigned in each step that updates;
 * a tf.keras optimizer (`tf.keras.optimizers.Adam` / `SGD`) is kept, Keras 2's spellings
   (`lr=`, `decay=`) in Keras 3's;
-* `exponential_decay(lr, step, ...)` → a Keras schedule evaluated at `step`;
+* `exponential_decay(lr, step, ...)` (and inverse time, polynomial, cosine, piecewise constant decay)
+  → the Keras schedule with the same formula, evaluated at `step`;
 * `opt.get_slot(v, "m")` → the Keras 3 optimizer variable holding the same value (`SLOTS`).
 What an optimizer's updates do (`minimize`, `apply_gradients`, ...) is `training`.
 """
@@ -221,23 +222,49 @@ def _decay_schedule(site: "CallSite", args: list) -> list:
     return [*rest, emit.keyword("learning_rate", schedule)]
 
 
-def exponential_decay(site: "CallSite"):
+# TF 1.x learning-rate decay → the Keras 3 schedule with the same formula, evaluated at the global step:
+# (Keras class, TF 1.x's step parameter (name, position), its other parameters (name, position, Keras
+# keyword, or None: the schedule's first positional argument)). Omitted arguments keep their defaults, the
+# same in both (staircase/cycle False, end_learning_rate 0.0001, power 1.0, alpha 0.0).
+SCHEDULES = {
+    "tensorflow.train.exponential_decay": ("ExponentialDecay", ("global_step", 1), (
+        ("learning_rate", 0, None), ("decay_steps", 2, "decay_steps"), ("decay_rate", 3, "decay_rate"),
+        ("staircase", 4, "staircase"))),
+    "tensorflow.train.inverse_time_decay": ("InverseTimeDecay", ("global_step", 1), (
+        ("learning_rate", 0, None), ("decay_steps", 2, "decay_steps"), ("decay_rate", 3, "decay_rate"),
+        ("staircase", 4, "staircase"))),
+    "tensorflow.train.polynomial_decay": ("PolynomialDecay", ("global_step", 1), (
+        ("learning_rate", 0, None), ("decay_steps", 2, "decay_steps"), ("end_learning_rate", 3, "end_learning_rate"),
+        ("power", 4, "power"), ("cycle", 5, "cycle"))),
+    "tensorflow.train.cosine_decay": ("CosineDecay", ("global_step", 1), (
+        ("learning_rate", 0, None), ("decay_steps", 2, "decay_steps"), ("alpha", 3, "alpha"))),
+    "tensorflow.train.piecewise_constant": ("PiecewiseConstantDecay", ("x", 0), (
+        ("boundaries", 1, None), ("values", 2, None))),
+}
+REQUIRED = {"learning_rate", "decay_steps", "decay_rate", "boundaries", "values"}
+
+
+def schedule(site: "CallSite"):
+    """A TF 1.x decay of the global step → its Keras 3 schedule (`SCHEDULES`), evaluated at the step."""
     tr = site.tr
-    lr, _ = site.arg(0, "learning_rate")
-    step, step_av = site.arg(1, "global_step")
-    steps, _ = site.arg(2, "decay_steps")
-    rate, _ = site.arg(3, "decay_rate")
-    stair, _ = site.arg(4, "staircase")
-    if not (isinstance(step_av, StateRef) and step_av.state.kind == StateKind.VARIABLE) or None in (lr, steps, rate) \
-            or "name" in site.keywords():
-        site.refuse("exponential_decay of something other than a step variable is not converted")
-    args = [cst.Arg(lr), emit.keyword("decay_steps", steps), emit.keyword("decay_rate", rate)]
-    if stair is not None:
-        args.append(emit.keyword("staircase", stair))
+    cls, (step_name, step_pos), params = SCHEDULES[site.qname]
+    short = site.qname.rsplit(".", 1)[1]
+    step, step_av = site.arg(step_pos, step_name)
+    known = {step_name, "name"} | {p for p, _, _ in params}
+    if not (isinstance(step_av, StateRef) and step_av.state.kind == StateKind.VARIABLE) or "name" in site.keywords() \
+            or site.keywords() - known:
+        site.refuse(f"{short} of something other than a step variable is not converted")
+    args = []
+    for param, position, keyword in params:
+        node, _ = site.arg(position, param)
+        if node is None and param in REQUIRED:
+            site.refuse(f"{short} of something other than a step variable is not converted")
+        if node is not None:
+            args.append(cst.Arg(node) if keyword is None else emit.keyword(keyword, node))
     name = site.target or tr.namer.fresh("learning_rate")
-    node = emit.with_args(emit.call(tr.tf("tensorflow.keras.optimizers.schedules.ExponentialDecay")), args)
+    node = emit.with_args(emit.call(tr.tf(f"tensorflow.keras.optimizers.schedules.{cls}")), args)
     state = State(StateKind.SCHEDULE, name, name, tr.line, info={"step": step})
-    tr.note(f"tf.train.exponential_decay → a Keras schedule evaluated at `{emit.code(step)}` (same formula)")
+    tr.note(f"tf.train.{short} → a Keras schedule evaluated at `{emit.code(step)}` (same formula)")
     ref = tr.add_state(state, [emit.assign(name, node)])
     return ref, cst.Name(name)
 
@@ -300,9 +327,9 @@ def get_slot(site: "CallSite"):
 CALLS = {
     **{q: optimizer for q in OPTIMIZERS},
     **{q: keras_optimizer for q in KERAS_OPTIMIZERS},
-    "tensorflow.train.exponential_decay": exponential_decay,
+    **{q: schedule for q in SCHEDULES},
 }
-CREATORS = set(OPTIMIZERS) | set(KERAS_OPTIMIZERS) | {"tensorflow.train.exponential_decay"}
+CREATORS = set(OPTIMIZERS) | set(KERAS_OPTIMIZERS) | set(SCHEDULES)
 METHODS = {
     (StateKind.OPTIMIZER, "get_slot"): get_slot,
 }
