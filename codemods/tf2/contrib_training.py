@@ -21,6 +21,7 @@ from codemods.tf2 import emit
 from codemods.tf2.model import Func, State, StateKind, StateRef
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
 from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class, row_for
+from codemods.tf2.step_reads import literal_reaching
 from codemods.tf2.training import loss_name, train, variable_list
 
 if TYPE_CHECKING:
@@ -46,10 +47,12 @@ def clip_decorator(site: "CallSite"):
 
 
 def _float_literal(site: "CallSite", node) -> bool:
+    """`node` is a float where TF 1.x built the graph: a literal, or a name the one definition reaching here binds
+    to one (a later binding is the steps' concern: `step_reads` gives them the value built with)."""
     if isinstance(node, cst.Float):
         return True
     if isinstance(node, cst.Name):
-        value = site.tr.host_literal(node.value)
+        value = site.tr.host_literal(node.value) or literal_reaching(site.tr, node.value, site.tr.line)
         return isinstance(value, cst.Float)
     return False
 
@@ -83,8 +86,8 @@ def optimize_loss(site: "CallSite"):
             def clip_fn(grads, variables, pairs):
                 return [], emit.expr("{f}(list(zip({g}, {v})))", f=clip, g=grads, v=variables)
         else:
-            site.refuse(f"optimize_loss(clip_gradients={emit.code(clip)}): TF1 raised for an int or a tensor; only a "
-                        "float or a function of the script is converted")
+            site.refuse(f"optimize_loss(clip_gradients={emit.code(clip)}): not known here to be a float or a function of "
+                        "the script where the graph is built (TF1 raised for an int or a tensor)")
     tr.note("optimize_loss → tape.gradient, its clipping, apply_gradients and the global step increment; fetching "
             "it gives the loss, as in TF1")
     return train(site, state, loss, variables, gs, clip_fn, returns=loss)

@@ -14,8 +14,8 @@ a loop's body may run zero or more times (its exit sees every state reached insi
 `break` is covered), a `try` joins everything. A definition is the line of the statement that
 binds the name (an assignment or augmented assignment target, a `for` or `with` target, an
 import, a `def`, a `class`, an `except ... as`, `del`). `reaching(line, name)` is the set of those
-lines that reach the statement at `line`, in the scope holding it. `check_step` asks it for every
-name a step function reads: the converters (`steps`) call it when they make a step.
+lines that reach the statement at `line`, in the scope holding it. `step_reads.check_step` asks it
+for every name a step function reads, when the converters (`steps`) make a step.
 Nothing here imports TensorFlow.
 """
 from __future__ import annotations
@@ -335,67 +335,4 @@ def free_names(definition: cst.FunctionDef) -> set:
         for access in scope.accesses:
             if isinstance(access.node, cst.Name) and all(a.scope is a.scope.globals for a in access.referents):
                 out.add(access.node.value)
-    return out
-
-
-def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) -> None:
-    """Refuse unless every name the step `definition` reads has, where each value statement of the
-    step was built by TF 1.x, the definition that reaches the statement where the step is traced."""
-    defs = tr.definitions()
-    scope = defs.scope_at(trace_line)
-    free = free_names(definition)
-    functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
-    reads: dict = {}  # function name -> the names it reads, computed once for all the comps
-    for comp in comps:
-        read = through_functions(free & _loaded(comp.body), functions, reads)
-        if not read:
-            continue
-        at = [line for line in comp.at if line in scope.before and defs.scope_at(line) is scope]
-        for name in sorted(read):
-            at_trace = defs.reaching(scope, trace_line, name)
-            if at:
-                built = defs.reaching(scope, at[-1], name)
-            elif name in scope.local and scope.node is not None:
-                tr.refuse(f"the step traced at line {trace_line} reads `{name}`, which the function there binds "
-                          f"itself, while TF 1.x built line {comp.line} with the module's `{name}`", trace_line)
-            else:
-                module = defs.scopes[0]
-                outer = [line for line in comp.at if line in module.before]
-                if not outer:
-                    continue
-                built = defs.reaching(module, outer[-1], name) | {outer[-1]}
-                at_trace = defs.end.get(name, frozenset()).union(
-                    *(s.get(name, ()) for line, s in module.before.items() if line > outer[-1]))
-            own = {at[-1]} if at else set()  # what the building statement binds itself (the state it makes)
-            later = sorted(at_trace - built - own)
-            if later:
-                tr.refuse(f"`{name}` is bound again at line {later[0]} after TF 1.x built the graph that reads it "
-                          f"(line {comp.line}): TF 1.x kept the value it had there, the TF 2 step (traced at line "
-                          f"{trace_line}) would read the later binding", later[0])
-
-
-def through_functions(names: set, functions: dict, reads: dict) -> set:
-    """`names` and, transitively, the globals the module's functions among them read (`reads` caches
-    each function's): a step calling `inference(x)` reads `inference`'s `keep_prob` when traced."""
-    out, stack, seen = set(names), [n for n in names if n in functions], set()
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        if name not in reads:
-            reads[name] = free_names(functions[name])
-        for read in reads[name]:
-            out.add(read)
-            if read in functions:
-                stack.append(read)
-    return out
-
-
-def _loaded(body: list) -> set:
-    out = set()
-    for st in body:
-        for n in _walk(st):
-            if isinstance(n, cst.Name):
-                out.add(n.value)
     return out

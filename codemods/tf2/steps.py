@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
-from codemods.tf2 import emit, reaching
+from codemods.tf2 import emit, step_reads
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef
 from codemods.tf2.syntax import names_of, replace_names
@@ -278,7 +278,7 @@ class Steps:
             body.append(cst.SimpleStatementLine([cst.Return(value)]))
         definition = self._define(name, params, body)
         if tr.regions:
-            reaching.check_step(tr, definition, comps, tr.regions[-1])
+            definition = step_reads.check_step(tr, definition, comps, tr.regions[-1])
         shadowed = _read_before_bound(definition)
         if shadowed is not None:
             line = next((c.line for c in comps if shadowed in c.defs), None)

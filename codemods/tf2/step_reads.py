@@ -1,0 +1,143 @@
+"""What a step function reads, against what TF 1.x built its graph with (reaching definitions).
+
+TF 1.x read a plain name once, where it built the graph; a TF 2 step reads it where it is traced.
+`check_step` asks `reaching.Definitions`, for every name the step reads (directly, or through the
+module's functions it calls), which definitions reach the statements TF 1.x built and the one
+where the step is traced. When a later definition reaches the trace:
+
+    clip_norm = 1.0
+    gvs = [(tf.clip_by_norm(g, clip_norm), v) for g, v in opt.compute_gradients(loss)]  # built: 1.0
+    clip_norm = 100.0                                                  # the step, traced later: 100.0
+
+- if one definition reached what TF 1.x built, binding the name to a literal (`1.0`, `"adam"`,
+  `True`), and the step reads the name itself, the step reads that literal instead: the value TF 1.x
+  built with, the later binding left to the host code that reads it;
+- otherwise the file is refused at the later binding.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.children import children
+from codemods.tf2._base import NameTransformer
+from codemods.tf2.reaching import free_names
+from codemods.tf2.syntax import assignments, walk_statements
+
+
+def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) -> cst.FunctionDef:
+    """`definition`, reading the literal TF 1.x built with where a name is bound again before the trace;
+    refused where that is not one literal (see the module's docstring)."""
+    defs = tr.definitions()
+    scope = defs.scope_at(trace_line)
+    free = free_names(definition)
+    functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
+    reads: dict = {}  # function name -> the names it reads, computed once for all the comps
+    literals: dict = {}  # name -> the literal TF 1.x built with
+    for comp in comps:
+        direct = free & _loaded(comp.body)
+        read = through_functions(direct, functions, reads)
+        if not read:
+            continue
+        at = [line for line in comp.at if line in scope.before and defs.scope_at(line) is scope]
+        for name in sorted(read):
+            at_trace = defs.reaching(scope, trace_line, name)
+            if at:
+                built = defs.reaching(scope, at[-1], name)
+            elif name in scope.local and scope.node is not None:
+                tr.refuse(f"the step traced at line {trace_line} reads `{name}`, which the function there binds "
+                          f"itself, while TF 1.x built line {comp.line} with the module's `{name}`", trace_line)
+            else:
+                module = defs.scopes[0]
+                outer = [line for line in comp.at if line in module.before]
+                if not outer:
+                    continue
+                built = defs.reaching(module, outer[-1], name) | {outer[-1]}
+                at_trace = defs.end.get(name, frozenset()).union(
+                    *(s.get(name, ()) for line, s in module.before.items() if line > outer[-1]))
+            own = {at[-1]} if at else set()  # what the building statement binds itself (the state it makes)
+            later = sorted(at_trace - built - own)
+            if not later:
+                continue
+            literal = _literal_at(tr, built - own, name) if name in direct else None
+            if literal is None or name in literals and not literals[name].deep_equals(literal):
+                tr.refuse(f"`{name}` is bound again at line {later[0]} after TF 1.x built the graph that reads it "
+                          f"(line {comp.line}): TF 1.x kept the value it had there, the TF 2 step (traced at line "
+                          f"{trace_line}) would read the later binding", later[0])
+            literals[name] = literal
+    if not literals:
+        return definition
+    for name, literal in sorted(literals.items()):
+        tr.note(f"`{name}` read in the step as {tr.code(literal)}, the value TF 1.x built the graph with (it is "
+                "bound again before the step is traced)")
+    return definition.visit(_Literals(literals))
+
+
+def literal_reaching(tr, name: str, line: int):
+    """The literal of the one definition of `name` that reaches the statement at `line` (`clip = 1.0` alone
+    on its line), else None: the value TF 1.x built with there, whatever binds the name later."""
+    defs = tr.definitions()
+    return _literal_at(tr, defs.reaching(defs.scope_at(line), line, name), name)
+
+
+def _literal_at(tr, lines: frozenset, name: str):
+    """The literal `name` is bound to by the one statement at `lines` (`name = 1.0` alone on its line), else None."""
+    if len(lines) != 1:
+        return None
+    (line,) = lines
+    for st in walk_statements(tr.module):
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and tr.line_of(st) == line:
+            found = [value for target, value in assignments(st) if isinstance(target, cst.Name)
+                     and target.value == name]
+            small = st.body[0]
+            if len(found) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 and _literal(found[0]):
+                return found[0]
+    return None
+
+
+def _literal(node) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
+
+
+class _Literals(NameTransformer):
+    """Reads of the names in `literals` → the literals (attribute members and keywords are not reads)."""
+
+    def __init__(self, literals: dict):
+        super().__init__()
+        self.literals = literals
+
+    def leave_Name(self, original, updated):
+        literal = self.literals.get(original.value)
+        return literal if literal is not None and not self.skipped(original) else updated
+
+
+def through_functions(names: set, functions: dict, reads: dict) -> set:
+    """`names` and, transitively, the globals the module's functions among them read (`reads` caches
+    each function's): a step calling `inference(x)` reads `inference`'s `keep_prob` when traced."""
+    out, stack, seen = set(names), [n for n in names if n in functions], set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name not in reads:
+            reads[name] = free_names(functions[name])
+        for read in reads[name]:
+            out.add(read)
+            if read in functions:
+                stack.append(read)
+    return out
+
+
+def _loaded(body: list) -> set:
+    out = set()
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        stack.extend(children(n))
+    return out
