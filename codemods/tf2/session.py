@@ -18,8 +18,8 @@ import libcst as cst
 from codemods.tf2 import data, emit, fetch_structures, reaching, runtime_feeds, summaries, value_snapshots
 from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
-from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, Session, StateKind,
-                                StateRef, Tensor)
+from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
+                                StateKind, StateRef, Tensor)
 from codemods.tf2.syntax import target_names
 
 if TYPE_CHECKING:
@@ -301,8 +301,16 @@ def _record_bindings(tr: "Program", structure, targets) -> None:
         for el, (k, p) in zip(targets.elements, parts):
             if k == Structure.LEAF and isinstance(el.value, cst.Name) and p.host is not None:
                 tr.bindings[el.value.value] = p.host
+    elif kind == Structure.DICT and isinstance(targets, cst.Name) and all(
+            k == Structure.LEAF for _, (k, _) in parts):  # `out = sess.run({'s': merged, ...})`: `out['s']`
+        tr.bindings[targets.value] = Mapping([key for key, _ in parts],
+                                             [p.host if p.host is not None else HOST for _, (_, p) in parts])
+    elif kind in (Structure.LIST, Structure.TUPLE) and isinstance(targets, cst.Name) and all(
+            k == Structure.LEAF for k, _ in parts):  # `out = sess.run([merged, train_op])`: `out[0]`
+        tr.bindings[targets.value] = Seq([p.host if p.host is not None else HOST for _, p in parts], SeqKind.LIST)
     elif any(l.host is not None for l in fetch_structures.leaves(structure)):
-        tr.refuse("a fetched summary that is not unpacked into a name (to give to add_summary) is not converted")
+        tr.refuse("a fetched summary that is not unpacked into a name, or held in a structure bound to one name "
+                  "(to give to add_summary), is not converted")
 
 
 # -- statements and expressions ----------------------------------------------------------------------
