@@ -81,6 +81,15 @@ WHERE = {
     "loss_shapes_from_dict_function": ["tf.losses.mean_squared_error(", "tf.losses.softmax_cross_entropy("],
     "loss_sparse_labels_column": ["tf.losses.sparse_softmax_cross_entropy("],
     "loss_sparse_rank_unknown": ["tf.losses.sparse_softmax_cross_entropy("],
+    "feed_dict_values_rebound": ["feed = {x: data_x", "first = {x: data_x"],
+    "rmsprop_apply_gradients_clipped": ["optimizer.apply_gradients(capped)"],
+    "rmsprop_global_norm_centered": ["opt.apply_gradients(zip(grads, tvars)"],
+    "optimize_loss_optimizer_object": ["optimize_loss(loss, global_step"],
+    "momentum_fed_rate_nesterov": ["tf.train.MomentumOptimizer(lr"],
+    "momentum_sparse_decay": ["tf.train.MomentumOptimizer(rate"],
+    "variable_shapes_in_loops": ["v.get_shape()"],
+    "learning_rate_schedules": ["tf.train.inverse_time_decay", "tf.train.polynomial_decay", "tf.train.cosine_decay",
+                                "tf.train.piecewise_constant", "tf.assign_add("],
 }
 
 # probe → a fragment the refusal's reason must hold (the construct, said truly)
