@@ -633,3 +633,12 @@ def test_a_name_the_step_reads_and_binds_again_is_refused():
     note = _refusal(text)
     assert "`tvars` is read by the step and bound again inside it" in note.message
     assert text.splitlines()[note.line - 1].startswith("grads, tvars = ")
+
+
+def test_lines_of_a_gfile_are_host_values_not_tensors(tmp_path):
+    """`[line.rstrip() for line in tf.gfile.GFile(path)]`: a host call gives host values; its items are not
+    variables or tensors (golbin's Inception predict.py was refused with a false reason at this line)."""
+    text = _converted("import tensorflow as tf\n\nlabels = [line.rstrip() for line in tf.gfile.GFile('labels.txt')]\n"
+                      + _ITEMS_HEAD.split("\n", 2)[2]
+                      + "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n" + _ITEMS_TAIL)
+    assert "labels = [line.rstrip() for line in tf.io.gfile.GFile('labels.txt')]" in text

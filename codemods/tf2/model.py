@@ -304,8 +304,8 @@ def holds_tf(av: AV) -> bool:
     them, and comparing it compares them."""
     if isinstance(av, (Seq, Mapping)):
         return any(holds_tf(i) for i in av.items) or getattr(av, "kind", None) == SeqKind.VARIABLES
-    if isinstance(av, Other):  # shapes and dtypes compare by value in TF 1.x too
-        return av.kind not in (OtherKind.SHAPE, OtherKind.DTYPE)
+    if isinstance(av, Other):  # shapes and dtypes compare by value in TF 1.x too; a host call gives host values
+        return av.kind not in (OtherKind.SHAPE, OtherKind.DTYPE, OtherKind.HOST_CALL)
     return not isinstance(av, (Host, Func, Class, TFSymbol, Scope, Session, Instance))
 
 
