@@ -18,22 +18,15 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2.model import HOST, Instance
+from codemods.tf2.syntax import is_literal
 
 if TYPE_CHECKING:
     from codemods.tf2.program import Program
 
 
-def _literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value in ("True", "False", "None")
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return isinstance(node.expression, (cst.Integer, cst.Float))
-    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
-
-
 def assigned(instance: "Instance", attr: str, value: Optional[cst.BaseExpression]) -> None:
     """`instance.attr = value` was read (value None: not a plain value)."""
-    if value is not None and _literal(value):
+    if value is not None and is_literal(value):
         instance.literals[attr] = value
     else:
         instance.literals.pop(attr, None)
@@ -86,7 +79,7 @@ def attributes(tr: "Program", body: list, instance: "Instance", self_name: str) 
         found = _assignments(tr.module, attr)
         if not any(_both_can_run(a[1], b[1]) for i, a in enumerate(found) for b in found[i + 1:]):
             continue
-        plain = all(straight and isinstance(st, cst.Assign) and _literal(st.value) for st, _, straight in found)
+        plain = all(straight and isinstance(st, cst.Assign) and is_literal(st.value) for st, _, straight in found)
         if not plain or attr not in instance.literals:
             tr.refuse(f"`{tr.code(n)}` is read by graph code and assigned again elsewhere: TF 1.x read it once, "
                       "when the graph was built; a TF 2 step would read it when traced: not converted")

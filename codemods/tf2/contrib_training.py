@@ -41,7 +41,8 @@ def clip_decorator(site: "CallSite"):
         site.refuse("clip_gradients_by_norm of something other than an optimizer made here is not converted")
     base = inner_av.state.info["opt"]
     state = State(StateKind.OPTIMIZER, inner_av.state.name, inner_av.state.tf1_name, tr.line,
-                  info={"opt": Opt(base.source, base.row, clip_global=clip, plain_sgd=base.plain_sgd), "alias_of": inner_av.state}, ref=inner_av.state.ref)
+                  info={"opt": Opt(base.source, base.row, clip_global=clip, plain_sgd=base.plain_sgd),
+                        "alias_of": inner_av.state}, ref=inner_av.state.ref)
     tr.note("contrib clip_gradients_by_norm → tf.clip_by_global_norm before apply_gradients")
     return StateRef(state), inner_av.state.expr()
 
@@ -86,8 +87,8 @@ def optimize_loss(site: "CallSite"):
             def clip_fn(grads, variables, pairs):
                 return [], emit.expr("{f}(list(zip({g}, {v})))", f=clip, g=grads, v=variables)
         else:
-            site.refuse(f"optimize_loss(clip_gradients={emit.code(clip)}): not known here to be a float or a function of "
-                        "the script where the graph is built (TF1 raised for an int or a tensor)")
+            site.refuse(f"optimize_loss(clip_gradients={emit.code(clip)}): not known here to be a float or a function "
+                        "of the script where the graph is built (TF1 raised for an int or a tensor)")
     tr.note("optimize_loss → tape.gradient, its clipping, apply_gradients and the global step increment; fetching "
             "it gives the loss, as in TF1")
     return train(site, state, loss, variables, gs, clip_fn, returns=loss)

@@ -143,8 +143,9 @@ def _squeezed(tr, labels, labels_av, logits, logits_av, uses: set):
     names = (tr.namer.fresh(f"{labels.value}_squeezed"), tr.namer.fresh(f"{logits.value}_squeezed"))
     call = emit.call(cst.Name(helper), labels, logits, cst.Integer("1"))
     target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
-    first = emit.with_comment(emit.assign(target, call), "TF 1.x's tf.losses.sparse_softmax_cross_entropy first removed a trailing "
-                              "dimension of 1 where the ranks called for it (remove_squeezable_dimensions)")
+    why = ("TF 1.x's tf.losses.sparse_softmax_cross_entropy first removed a trailing dimension of 1 where the ranks "
+           "called for it (remove_squeezable_dimensions)")
+    first = emit.with_comment(emit.assign(target, call), why)
     tr.add_comp([first], set(names), uses)
     for n in names:
         tr.env[n] = Tensor()

@@ -149,7 +149,8 @@ def render_markdown() -> str:
         short = row.tf1.replace("tensorflow.", "tf.")
         extra = " (a twin class written into the script)" if row.twin else ""
         caveat = " (constant learning rate)" if row.changing_lr is not None else ""
-        caveat += " (a learning rate that changes)" if any(m.changing_lr is row for m in OPTIMIZERS.values()) else ""
+        changing = any(m.changing_lr is row for m in OPTIMIZERS.values())
+        caveat += " (a learning rate that changes)" if changing else ""
         lines.append(f"| `{short}` | `{row.render()}`{extra}{caveat} | {row.why} | `{row.proof}` |")
     lines += ["", "| TF 1.x slot read | Keras 3 optimizer variable | why | proof |", "|---|---|---|---|"]
     for row in SLOTS.values():

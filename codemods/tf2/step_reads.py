@@ -21,7 +21,7 @@ import libcst as cst
 from codemods.children import children
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.reaching import free_names
-from codemods.tf2.syntax import assignments, walk_statements
+from codemods.tf2.syntax import assignments, is_literal, walk_statements
 
 
 def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) -> cst.FunctionDef:
@@ -89,17 +89,9 @@ def _literal_at(tr, lines: frozenset, name: str):
             found = [value for target, value in assignments(st) if isinstance(target, cst.Name)
                      and target.value == name]
             small = st.body[0]
-            if len(found) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 and _literal(found[0]):
+            if len(found) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 and is_literal(found[0]):
                 return found[0]
     return None
-
-
-def _literal(node) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value in ("True", "False", "None")
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return isinstance(node.expression, (cst.Integer, cst.Float))
-    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
 
 
 class _Literals(NameTransformer):

@@ -182,6 +182,15 @@ def taken_names(module: cst.Module) -> set:
     return taken | {"tf", "np", "tape", "self"}
 
 
+def is_literal(node: cst.BaseExpression) -> bool:
+    """A plain constant: a number (negative too), a string, True, False or None."""
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
+
+
 def is_main_guard(st: cst.If) -> bool:
     test = st.test
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
