@@ -7,6 +7,7 @@ no row in tf1clip's tables, is refused by name rather than passed on.
 """
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -208,12 +209,37 @@ STRUCTURES = ("tensorflow.split", "tensorflow.unstack", "tensorflow.clip_by_glob
               "tensorflow.meshgrid", "tensorflow.nn.moments", "tensorflow.unique", "tensorflow.nn.top_k")
 
 
+class Route(enum.Enum):
+    """Which way a TensorFlow call with no construct of its own goes (`route`)."""
+
+    FLAGS = "flags"        # TF 1.x's flags → absl's (`flags`)
+    HOST = "host"          # a Python-side utility, through the upgrade spec
+    UNMAPPED = "unmapped"  # under a module of state or session machinery, with no row: refused by name
+    SPEC = "spec"          # a plain op, through the upgrade spec (`api_changes.to_tf2`)
+
+
+def route(q: str) -> Route:
+    """The way of the call `q` (a canonical `tensorflow.X` name that `constructs.CALLS` does not know)."""
+    if flags.is_flags(q):
+        return Route.FLAGS
+    if q.startswith(HOST_CALLS) or q in ("tensorflow.set_random_seed",):
+        return Route.HOST
+    if q.startswith(UNMAPPED):
+        return Route.UNMAPPED
+    return Route.SPEC
+
+
+UNMAPPED_REASON = ("`{name}` has no TF 2 translation in tf1clip's tables (it creates state or belongs to the "
+                   "TF 1.x session machinery)")
+
+
 def tf_call(site: "CallSite"):
     q = site.qname
     tr = site.tr
-    if flags.is_flags(q):
+    way = route(q)
+    if way == Route.FLAGS:
         return flags.call(site)
-    if q.startswith(HOST_CALLS) or q in ("tensorflow.set_random_seed",):
+    if way == Route.HOST:
         try:
             name, node = to_tf2(short(q), site.node, alias=tr.alias)
         except NoTF2Mapping as exc:
@@ -222,9 +248,8 @@ def tf_call(site: "CallSite"):
             tr.graph_seed = site.node.args[0].value
         return Other(OtherKind.HOST_CALL), node.with_changes(func=tr.tf(name)) \
             if name.startswith(("tf.", "tensorflow.")) else node
-    if q.startswith(UNMAPPED):
-        site.refuse(f"`{short(q)}` has no TF 2 translation in tf1clip's tables (it creates state or belongs to the "
-                    "TF 1.x session machinery)")
+    if way == Route.UNMAPPED:
+        site.refuse(UNMAPPED_REASON.format(name=short(q)))
     try:
         name, node = to_tf2(short(q), site.node, alias=tr.alias,
                             one_tensor=lambda value: one_tensor(site.ev.value_of(value)))
@@ -240,4 +265,4 @@ def tf_call(site: "CallSite"):
     return Tensor(shape_of(site)), node
 
 
-__all__ = ["tf_call", "HOST", "shape_of"]
+__all__ = ["tf_call", "HOST", "Route", "UNMAPPED_REASON", "route", "shape_of"]
