@@ -87,6 +87,9 @@ ENTRY_OVERRIDES = {
                                     "it to TF 2's block_shape, which must be a list: the call fails or differs"),
     "tf.nn.space_to_batch": ("refuse", "TF 1's block_size is one number for both spatial dimensions; the spec "
                                        "renames it to TF 2's block_shape, which must be a list"),
+    # found by tools/gen_api_samples.py: a name the spec keeps, whose TF 2 call fails eagerly
+    "tf.parallel_stack": ("refuse", "TF 2's tf.parallel_stack raises RuntimeError outside a tf.function (not "
+                                    "compatible with eager execution), where TF 1.x built it in the graph"),
 }
 # tf_upgrade_v2's predicates for `_rename_if_arg_found_transformer`: the one literal value of
 # the argument for which TF 1 behaves as TF 2 does.

@@ -1483,6 +1483,9 @@ TRANSFORMERS = {'*.make_initializable_iterator': {'kind': 'refuse',
                           'reason': "TF 1's block_size is one number for both spatial dimensions; the spec "
                                     "renames it to TF 2's block_shape, which must be a list"},
  'tf.ones_like': {'kind': 'arg_must_be', 'arg': 'optimize', 'value': 'True', 'remove': True, 'message': 2},
+ 'tf.parallel_stack': {'kind': 'refuse',
+                       'reason': "TF 2's tf.parallel_stack raises RuntimeError outside a tf.function (not "
+                                 'compatible with eager execution), where TF 1.x built it in the graph'},
  'tf.space_to_batch': {'kind': 'refuse',
                        'reason': "TF 1's block_size is one number for both spatial dimensions; the spec "
                                  "renames it to TF 2's block_shape, which must be a list: the call fails or "
