@@ -34,7 +34,8 @@ LAYERS = (
     ("interpreter", {
         "constructs", "expressions", "steps", "inline", "classes", "helpers", "assign_statements",
         "compound_statements", "interpret", "eager_training", "eager"}),
-    ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", ""}),
+    ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", "coverage",
+                                  ""}),
 )
 
 
