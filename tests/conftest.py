@@ -78,3 +78,13 @@ def refusal(result) -> tuple:
 def line_of(text: str, fragment: str) -> int:
     """The 1-based line of `text` holding `fragment`."""
     return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def assert_parity(folder: Path, old_source: str, new_source: str, name: str = "train.py") -> None:
+    """`tf1clip parity` of OLD (the TF 1.x script) against NEW (its migration) in `folder` passes."""
+    old, new = folder / f"old_{name}", folder / f"new_{name}"
+    old.write_text(old_source)
+    new.write_text(new_source)
+    proc = run_tf1clip("parity", old, new, cwd=folder, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.stdout.strip().endswith("PASS")

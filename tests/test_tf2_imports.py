@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_mnist, run_python
+from conftest import assert_parity, make_mnist, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,3 +49,48 @@ def test_a_module_whose_tf_is_something_else_is_refused(tmp_path):
     assert outcome.tier == "compat"
     reasons = [n.message for n in outcome.notes if "not converted to the TF2 tier" in n.message]
     assert reasons and "a name this module binds to numpy" in reasons[0], outcome.notes
+
+
+LOCAL_IMPORT = '''import numpy as np
+import tensorflow as tf
+
+
+def model():
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable(tf.ones([3, 1]) * 0.5)
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+    return x, loss
+
+
+def main():
+    {local_import}
+    x, loss = model()
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0
+    for i in range(3):
+        _, l = sess.run([train_op, loss], {{x: xs}})
+        print(i, l)
+
+
+main()
+'''
+
+
+def test_a_function_that_imports_tensorflow_again_reads_the_same_tf(tmp_path):
+    """pkmital's tutorials: `model()` reads the module's `tf`, `main()` imports it again itself. Both
+    names are the same import, so reading `model`'s body inside `main` means the same."""
+    source = LOCAL_IMPORT.format(local_import="import tensorflow as tf")
+    outcome = migrate(source, "train.py", to="tf2")
+    assert outcome.tier == "tf2", outcome.notes
+    assert_parity(tmp_path, source, outcome.text)
+
+
+def test_a_function_that_binds_tf_to_another_import_is_refused():
+    source = LOCAL_IMPORT.format(local_import="import numpy as tf")
+    outcome = migrate(source, "train.py", to="tf2")
+    assert outcome.tier == "compat"
+    reasons = [(n.line, n.message) for n in outcome.notes if "not converted to the TF2 tier" in n.message]
+    assert reasons and reasons[0][0] == 13, reasons
+    assert "`tf` names an import of TensorFlow and is also bound here" in reasons[0][1], reasons

@@ -157,7 +157,7 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
     for n in sorted(local - set(params) - {"_"}):
         values[n] = cst.Name(tr.namer.fresh(n, tr.region_locals))  # never a name of the caller's
     free = names_of(fn.body) - local
-    shadowed = free & tr.region_locals
+    shadowed = free & tr.region_locals - tr.names.same_everywhere  # (`import tensorflow as tf` in both: the same)
     if shadowed:
         tr.refuse(f"helper `{name}` reads {', '.join(sorted(shadowed))} of the module, which the calling function "
                   "binds itself: reading it there would change what the names mean")

@@ -66,10 +66,32 @@ def _scope_answers(scopes, table: "ImportTable") -> tuple:
         for assignment in scope.assignments:
             node = getattr(assignment, "node", None)
             if node is not None:
-                sites.setdefault(assignment.name, set()).add(
-                    (table.line(node), isinstance(node, (cst.Import, cst.ImportFrom)), id(node)))
-    return ({k: [symbols.Site(line, imp) for line, imp, _ in sorted(v)] for k, v in sites.items()},
+                sites.setdefault(assignment.name, set()).add((table.line(node), _imported(node, assignment.name),
+                                                              id(node)))
+    return ({k: [symbols.Site(line, bool(imp), imp) for line, imp, _ in sorted(v)] for k, v in sites.items()},
             frozenset(unbound_names(scopes)))
+
+
+def same_import(a: str, b: str) -> bool:
+    """Whether two imports bind the same thing for a TF 1.x program (`tensorflow` and
+    `tensorflow.compat.v1` do; so do `tf_slim` and `tensorflow.contrib.slim`)."""
+    return bool(a) and canonical(a + ".x") == canonical(b + ".x")
+
+
+def _imported(node, name: str) -> str:
+    """What the import statement `node` binds `name` to, as `symbols.Site.imported` spells it ("" for
+    any other binding)."""
+    if isinstance(node, cst.Import):
+        for a in node.names:
+            dotted = dotted_name(a.name) or ""
+            if (a.asname.name.value if a.asname else dotted.split(".")[0]) == name:
+                return dotted if a.asname else dotted.split(".")[0]
+    elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+        module = dotted_name(node.module) if node.module is not None else None
+        for a in node.names:
+            if (a.asname.name.value if a.asname else dotted_name(a.name)) == name:
+                return "." * len(node.relative) + ".".join(filter(None, (module, dotted_name(a.name))))
+    return ""
 
 
 def short(qname: str) -> str:
@@ -91,6 +113,9 @@ class ImportTable:
     tf_alias: Optional[str] = None                 # the module's name for `tensorflow`, if any
     positions: dict = field(default_factory=dict)  # original node -> 1-based line
     unbound: frozenset = frozenset()               # names the module reads where nothing binds them
+    # imported names that every binding site in the file (a function's own import too) binds to the same import
+    same_everywhere: frozenset = frozenset()
+    import_targets: dict = field(default_factory=dict)  # name -> what its import sites bind it to, in any scope
 
     @classmethod
     def read(cls, module: cst.Module) -> tuple["ImportTable", cst.Module]:
@@ -113,6 +138,11 @@ class ImportTable:
                 table._add_alias(small, sites)
         table._check_not_shadowed(sites)
         table.unbound = unbound
+        table.import_targets = {name: tuple(dict.fromkeys(site.imported for site in ss if site.imported))
+                                for name, ss in sites.items() if any(site.imported for site in ss)}
+        table.same_everywhere = frozenset(
+            name for name, dotted in table.bindings.items()
+            if name not in table.aliases and all(same_import(site.imported, dotted) for site in sites.get(name, ())))
         return table, module
 
     def _add_import(self, small) -> None:
@@ -173,7 +203,8 @@ class ImportTable:
 
     def _check_not_shadowed(self, sites: dict) -> None:
         tf_names = {k for k, v in self.bindings.items() if v.split(".")[0] in TF_PACKAGES and k not in self.aliases}
-        others = sorted((site.line, name) for name in tf_names for site in sites.get(name, ()) if not site.is_import)
+        others = sorted((site.line, name) for name in tf_names for site in sites.get(name, ())
+                        if not site.is_import or not same_import(site.imported, self.bindings[name]))
         if others:
             line, name = others[0]
             raise Refuse(line, f"`{name}` names an import of TensorFlow and is also bound here: "

@@ -26,9 +26,11 @@ BUILTINS = frozenset(dir(builtins))
 
 @dataclass(frozen=True)
 class Site:
-    """A place that binds a name: its line, and whether it is an import."""
+    """A place that binds a name: its line, whether it is an import, and what an import binds the
+    name to (`import a.b` binds `a`: "a"; `import a.b as c`: "a.b"; `from m import x`: "m.x")."""
     line: int
     is_import: bool
+    imported: str = ""
 
 
 def _tables(table: symtable.SymbolTable):
@@ -85,8 +87,8 @@ def binding_sites(source: str) -> dict:
     `except`/walrus targets, parameters, `def`, `class`, imports, match captures)."""
     out: dict = {}
 
-    def add(name, line, is_import=False):
-        out.setdefault(name, []).append(Site(line, is_import))
+    def add(name, line, imported=""):
+        out.setdefault(name, []).append(Site(line, bool(imported), imported))
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             add(node.id, node.lineno)
@@ -94,10 +96,14 @@ def binding_sites(source: str) -> dict:
             add(node.name, node.decorator_list[0].lineno if node.decorator_list else node.lineno)
         elif isinstance(node, ast.arg):
             add(node.arg, node.lineno)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                target = alias.name if alias.asname else alias.name.split(".")[0]
+                add(alias.asname or target, node.lineno, target)
+        elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.name != "*":
-                    add(alias.asname or alias.name.split(".")[0], node.lineno, True)
+                    add(alias.asname or alias.name, node.lineno, "." * node.level + ".".join(filter(None, (node.module, alias.name))))
         elif isinstance(node, ast.ExceptHandler) and node.name:
             add(node.name, node.lineno)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import dotted_name
-from codemods.tf2 import output_checks
+from codemods.tf2 import callees, output_checks
 from codemods.tf2._base import Note, Refuse, Result
 from codemods.tf2._base import code as code_of
 from codemods.tf2.eager import EagerTranslator
@@ -43,6 +43,8 @@ def translate(text: str, filename: str = "<string>") -> Result:
             line = (usage.tf2 or usage.tf1)[0][0]
             return Result(None, [Note(line, RULE, "human", "mixes TF 2 eager code with TF 1 graph code: "
                                                           "converted by hand only")])
+        if usage.verdict != "tf1-eager":  # graph code: what other modules may add to TF 1.x's graph
+            callees.check(text, filename, names.import_targets, names.unbound)
         # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read
         translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
         out = translator.run()

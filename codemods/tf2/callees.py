@@ -1,0 +1,291 @@
+"""Which names of other modules can reach TensorFlow's graph: the TF2 tier reads one file.
+
+A TF 1.x script builds its graph with calls into other modules too. A function of NumPy or of
+Python's standard library cannot touch TensorFlow's default graph. A function of the user's
+own modules may make variables and ops there (`W = make_w([3, 1])`), and TF 1.x's default
+variable lists (`minimize(loss)`, `tf.trainable_variables()`, the initializer) then include
+them. The translator sees such a call as plain Python: its TF 2 step would train the variables
+it knows and miss the others. So every name the file reads from another module gets an answer
+before the program is read (`check`): TensorFlow's own (the translator's tables decide), host
+code (nothing of TensorFlow can happen in it), or a refusal at its first reference with the
+module it comes from.
+
+Host code is:
+- Python's builtins and standard library (`sys.stdlib_module_names`, and Python 2's names);
+- packages that never import TensorFlow (`HOST_PACKAGES`);
+- a name of the user's own module (a file next to the script, where Python's `sys.path[0]` finds
+  it) whose definition reads, through everything it reaches in its module and the modules
+  those import, neither a TensorFlow import nor a module not known to be host. Read with `ast`,
+  never imported.
+
+Everything else (a module not found, a package not listed, `keras`) is not known, and refused.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from codemods.tf2._base import Refuse
+from codemods.tf2.names import canonical
+
+TF_ROOTS = frozenset({"tensorflow", "tf_slim"})
+PY2_STDLIB = frozenset({"cPickle", "cStringIO", "urllib2", "urlparse", "Queue", "ConfigParser", "StringIO",
+                        "HTMLParser", "httplib", "cookielib", "commands", "itertools"})
+# packages that never import TensorFlow (a call of theirs cannot make graph state)
+HOST_PACKAGES = frozenset({
+    "numpy", "scipy", "matplotlib", "pandas", "sklearn", "PIL", "cv2", "skimage", "h5py", "tqdm", "six",
+    "nltk", "gensim", "imageio", "yaml", "requests", "gym", "seaborn", "IPython", "absl", "future", "past",
+    "jieba", "konlpy", "spacy", "bs4", "lxml", "tabulate", "termcolor", "colorama", "easydict", "munch",
+    "pylab", "sympy", "networkx", "librosa", "soundfile", "unidecode", "regex", "msgpack", "joblib",
+    "psutil", "click", "fire", "docopt", "pygame", "atari_py", "cloudpickle", "dill", "smart_open", "xlrd",
+    "openpyxl", "progressbar", "simplejson", "ujson", "pydub", "tensorboard_logger",
+})
+# TensorFlow names that only read files, log, parse flags or load MNIST as NumPy arrays: host code
+HOST_TF = tuple(f"tensorflow.{m}." for m in (
+    "gfile", "io.gfile", "logging", "flags", "app.flags", "examples.tutorials.mnist", "contrib.training.HParams",
+    "compat.as_str", "compat.as_bytes", "compat.as_text", "compat.as_str_any", "__version__", "VERSION",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "string"))
+_MAX_DEPTH = 6
+# the script's directory first (Python's sys.path[0]), then the directories above it, where a repository
+# that is installed or run from its root keeps its packages (`baselines.common` for baselines/deepq/...)
+_PARENTS = 4  # modules followed from the script (a deeper chain is not known)
+
+
+def _host_package(top: str) -> bool:
+    return top in sys.stdlib_module_names or top in PY2_STDLIB or top in HOST_PACKAGES
+
+
+@dataclass
+class _Module:
+    """A user module read with `ast`: what its top level binds, and what each binding reads."""
+    path: Path
+    imports: dict = field(default_factory=dict)    # name -> [dotted targets] its import statements bind
+    reads: dict = field(default_factory=dict)      # name -> {(root, attrs)}: the dotted names its binding
+                                                   # statements read from outside themselves
+    inner: dict = field(default_factory=dict)      # name -> [dotted targets] imported inside its statements
+    lines: dict = field(default_factory=dict)      # name -> line of its first binding
+    stars: list = field(default_factory=list)      # modules of `from M import *`
+
+
+def _import_targets(node, package: str) -> list:
+    """[(bound name, dotted target)] of an import statement (`*` as the name of a star import)."""
+    if isinstance(node, ast.Import):
+        return [(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]) for a in node.names]
+    base = _absolute(node.module, node.level, package)
+    return [(a.asname or a.name if a.name != "*" else "*", f"{base}.{a.name}" if a.name != "*" else base)
+            for a in node.names]
+
+
+def _bound(node) -> set:
+    """Names a statement binds anywhere in it (targets, parameters, definitions, loop and `with` names)."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+    return out
+
+
+def _read_module(path: Path, package: str) -> Optional[_Module]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError, OSError):
+        return None
+    mod = _Module(path)
+    for st in tree.body:
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            for name, target in _import_targets(st, package):
+                if name == "*":
+                    mod.stars.append(target)
+                else:
+                    mod.imports.setdefault(name, []).append(target)
+                    mod.lines.setdefault(name, st.lineno)
+            continue
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = {st.name}
+        elif isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        else:  # if/try/for/with at top level: every name it binds depends on everything in it
+            names = {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+                n.name for n in ast.walk(st) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        imported = []
+        compound = not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for n in ast.walk(st):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                for name, target in _import_targets(n, package):
+                    imported.append(target)
+                    if compound and name == "*":
+                        mod.stars.append(target)
+                    elif compound:  # `try: import cPickle as pickle` binds a name of the module
+                        mod.imports.setdefault(name, []).append(target)
+        local = _bound(st) - names if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+        reads = {(root, tuple(attrs)) for root, attrs, _ in _chains(st) if root not in local}
+        for name in names:
+            mod.reads.setdefault(name, set()).update(reads)
+            mod.inner.setdefault(name, []).extend(imported)
+            mod.lines.setdefault(name, st.lineno)
+    return mod
+
+
+def _absolute(module: Optional[str], level: int, package: str) -> str:
+    if not level:
+        return module or ""
+    parts = package.split(".") if package else []
+    parts = parts[:len(parts) - (level - 1)] if level > 1 else parts
+    return ".".join(p for p in (*parts, module) if p)
+
+
+class Callees:
+    """The answers for one script: `directory` is where Python finds its own modules (None: none)."""
+
+    def __init__(self, directory: Optional[Path] = None):
+        self.directory = directory
+        self._modules: dict = {}   # dotted module -> _Module or None (not a file there)
+        self._reaches: dict = {}   # (module, name) -> the reason it may reach the graph, or "" (host)
+
+    # -- modules -----------------------------------------------------------------------------
+    def _file(self, dotted: str) -> Optional[Path]:
+        if self.directory is None or not dotted:
+            return None
+        for root in (self.directory, *self.directory.parents[:_PARENTS]):
+            base = root.joinpath(*dotted.split("."))
+            for path in (base.with_suffix(".py"), base / "__init__.py"):
+                if path.is_file():
+                    return path
+        return None
+
+    def _module(self, dotted: str) -> Optional[_Module]:
+        if dotted not in self._modules:
+            path = self._file(dotted)
+            package = dotted if path is not None and path.name == "__init__.py" else dotted.rpartition(".")[0]
+            self._modules[dotted] = _read_module(path, package) if path is not None else None
+        return self._modules[dotted]
+
+    def _split(self, qname: str) -> tuple:
+        """(longest prefix of `qname` that is a module file next to the script, the rest) or (None, qname)."""
+        parts = qname.split(".")
+        for k in range(len(parts), 0, -1):
+            if self._module(".".join(parts[:k])) is not None:
+                return ".".join(parts[:k]), parts[k:]
+        return None, parts
+
+    # -- the question ------------------------------------------------------------------------
+    def reason(self, qname: str, depth: int = 0) -> str:
+        """"" when `qname` (an imported name and the attributes read of it) is host code, else why
+        it may reach TensorFlow's graph."""
+        top = qname.split(".")[0]
+        if top in TF_ROOTS or _host_package(top):
+            return ""
+        module, rest = self._split(qname)
+        if module is None:
+            return (f"module `{top}` is neither Python's standard library, nor a package known to stay out of "
+                    "TensorFlow, nor a file next to the script: what it does to TF 1.x's graph is not known")
+        if not rest:
+            return ""  # the module object itself: what is read of it is asked at that read
+        return self._name_reason(module, rest[0], depth, set())
+
+    def _name_reason(self, module: str, name: str, depth: int, seen: set) -> str:
+        key = (module, name)
+        if key in self._reaches:
+            return self._reaches[key]
+        if key in seen:
+            return ""  # already being answered: a cycle adds nothing new
+        seen.add(key)
+        mod = self._module(module)
+        where = f"{mod.path.name}:{mod.lines.get(name, 1)}"
+        this = f"`{name}` ({where})"
+        why = ""
+        for target in [*mod.imports.get(name, ()), *mod.inner.get(name, ())]:
+            inner = self._target_reason(target, depth)
+            if inner:
+                why = f"{this}, an import of `{target}`" + (f": {inner}" if inner != "tf" else "")
+                break
+        if not why and name not in mod.imports and name not in mod.reads and mod.stars:
+            why = self._star_reason(mod, this, name, depth)
+        for read, attrs in sorted(mod.reads.get(name, set())):
+            if why:
+                break
+            if read == name:
+                continue
+            if read in mod.imports:
+                for target in mod.imports[read]:
+                    inner = self._target_reason(".".join((target, *attrs)), depth)
+                    if inner:
+                        spelled = ".".join((read, *attrs))
+                        why = f"{this} reads `{spelled}`" + (f" (`{target}`): {inner}" if inner != "tf" else
+                                                           f", TensorFlow's (`{target}`, {mod.path.name}:"
+                                                           f"{mod.lines.get(read, 1)})")
+                        break
+            elif read in mod.reads:
+                inner = self._name_reason(module, read, depth, seen)
+                if inner:
+                    why = f"{this} reads {inner}"
+            elif mod.stars and not hasattr(builtins, read):
+                why = self._star_reason(mod, this, read, depth)
+        self._reaches[key] = why
+        return why
+
+    def _target_reason(self, target: str, depth: int) -> str:
+        """"tf" for a TensorFlow import, else `reason` of it (a module deeper than _MAX_DEPTH: not known)."""
+        if target.split(".")[0] in TF_ROOTS:
+            return "" if canonical(target + ".").startswith(HOST_TF) else "tf"
+        if depth >= _MAX_DEPTH and not _host_package(target.split(".")[0]):
+            return f"reached through more than {_MAX_DEPTH} modules"
+        return self.reason(target, depth + 1)
+
+    def _star_reason(self, mod: _Module, this: str, read: str, depth: int) -> str:
+        for star in mod.stars:
+            inner = self._target_reason(f"{star}.{read}", depth)
+            if inner:
+                return f"{this} reads `{read}`, which `from {star} import *` may bind: {inner}"
+        return ""
+
+
+def _chains(tree: ast.AST):
+    """(dotted name, line) of every maximal Name/Attribute chain the module reads."""
+    inner = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            inner.add(id(node.value))
+    for node in ast.walk(tree):
+        if id(node) in inner or not isinstance(node, (ast.Name, ast.Attribute)):
+            continue
+        parts, cur = [], node
+        while isinstance(cur, ast.Attribute):
+            parts.append(cur.attr)
+            cur = cur.value
+        if isinstance(cur, ast.Name) and isinstance(cur.ctx, ast.Load):
+            yield cur.id, parts[::-1], node.lineno
+
+
+def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None:
+    """Refuse at the first name the script reads from another module that may reach TensorFlow's graph.
+
+    `imports`: name → the dotted targets its import statements bind it to (in any scope);
+    `unbound`: the names nothing in the script binds (a star import may)."""
+    tree = ast.parse(source)
+    stars = [_absolute(n.module, n.level, "") for n in ast.walk(tree)
+             if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
+    if all(_host_package(t.split(".")[0]) or t.split(".")[0] in TF_ROOTS
+           for t in [*stars, *(t for targets in imports.values() for t in targets)]):
+        return  # every import is TensorFlow's or host code: nothing to follow
+    path = Path(filename)
+    callees = Callees(path.parent if path.is_file() else None)
+    for root, attrs, line in sorted(_chains(tree), key=lambda c: c[2]):
+        candidates = [f"{t}.{'.'.join(attrs)}" if attrs else t for t in imports.get(root, ())]
+        if not candidates and root in unbound:
+            candidates = [f"{s}.{root}{'.' + '.'.join(attrs) if attrs else ''}" for s in stars]
+        for qname in candidates:
+            why = callees.reason(qname)
+            if why:
+                spelled = ".".join((root, *attrs))
+                raise Refuse(line, f"`{spelled}` comes from another module: {why}. The TF2 tier reads one file, "
+                                   "and graph code there may make variables or ops that TF 1.x's graph includes")
