@@ -140,3 +140,37 @@ def test_a_file_that_uses_no_tensorflow_itself_is_left_as_it_is(tmp_path):
     source = "from mylib import make_w\n\nW = make_w([3, 1])\n"
     result = translate(source, str(tmp_path / "train.py"))
     assert result.text == source, result.notes
+
+
+@pytest.mark.parametrize("spelling", ["import mylib", "from mylib import load", "from mylib import *"])
+def test_a_module_whose_import_runs_graph_code_is_refused_at_the_import(spelling, tmp_path):
+    """Importing `mylib` makes a variable (TF 1.x's default graph has it, its lists include it),
+    even though the function the script calls is plain NumPy."""
+    (tmp_path / "mylib.py").write_text("import numpy as np\nimport tensorflow as tf\n\nSHARED = tf.Variable(1.0)\n\n\n"
+                                       "def load():\n    return np.full([3, 1], 0.5, np.float32)\n")
+    call = "mylib.load()" if spelling == "import mylib" else "load()"
+    source = SCRIPT.format(imports=spelling, make=f"W = {call}", w="W")
+    (tmp_path / "train.py").write_text(source)
+    line, message = refusal(translate(source, str(tmp_path / "train.py")))
+    assert line == line_of(source, spelling), (line, message)
+    assert message.startswith("not converted to the TF2 tier: importing `mylib` runs mylib.py:4, which reads "
+                              "`tf.Variable`, TensorFlow's"), message
+
+
+def test_reading_the_module_object_itself_reads_all_of_it(tmp_path):
+    write_libs(tmp_path, HOST_LIB)  # the module's `tf` and `with_tf`: `getattr` could reach them
+    source = SCRIPT.format(imports="import mylib", make="W = getattr(mylib, 'make_w')([3, 1])", w="W")
+    (tmp_path / "train.py").write_text(source)
+    line, message = refusal(translate(source, str(tmp_path / "train.py")))
+    assert line == line_of(source, "getattr(mylib"), (line, message)
+    assert "`mylib` comes from another module: `tf` (mylib.py:2), an import of `tensorflow`" in message, message
+
+
+def test_the_main_guard_of_the_module_does_not_run_on_import(tmp_path):
+    (tmp_path / "mylib.py").write_text("import numpy as np\nimport tensorflow as tf\n\n\ndef load():\n"
+                                       "    return np.full([3, 1], 0.5, np.float32)\n\n\n"
+                                       "if __name__ == '__main__':\n    tf.app.run()\n")
+    source = SCRIPT.format(imports="import mylib", make="W = mylib.load()", w="W")
+    (tmp_path / "train.py").write_text(source)
+    result = translate(source, str(tmp_path / "train.py"))
+    assert result.text is not None, result.notes

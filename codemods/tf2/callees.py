@@ -69,6 +69,7 @@ class _Module:
     inner: dict = field(default_factory=dict)      # name -> [dotted targets] imported inside its statements
     lines: dict = field(default_factory=dict)      # name -> line of its first binding
     stars: list = field(default_factory=list)      # modules of `from M import *`
+    effects: set = field(default_factory=set)      # {(root, attrs, line)} read by the statements importing it runs
 
 
 def _import_targets(node, package: str) -> list:
@@ -126,6 +127,8 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
                         mod.stars.append(target)
                     elif compound:  # `try: import cPickle as pickle` binds a name of the module
                         mod.imports.setdefault(name, []).append(target)
+        if compound and not _main_guard(st):  # an assignment, a call, an `if` at top level: importing runs it
+            mod.effects |= {(root, tuple(attrs), line) for root, attrs, line in _chains(st)}
         local = _bound(st) - names if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
         reads = {(root, tuple(attrs)) for root, attrs, _ in _chains(st) if root not in local}
         for name in names:
@@ -133,6 +136,14 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
             mod.inner.setdefault(name, []).extend(imported)
             mod.lines.setdefault(name, st.lineno)
     return mod
+
+
+def _main_guard(st) -> bool:
+    """`if __name__ == "__main__":`, whose body importing the module does not run."""
+    test = st.test if isinstance(st, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and \
+        len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) and \
+        test.comparators[0].value == "__main__"
 
 
 def _absolute(module: Optional[str], level: int, package: str) -> str:
@@ -169,7 +180,7 @@ class Callees:
             self._modules[dotted] = _read_module(path, package) if path is not None else None
         return self._modules[dotted]
 
-    def _split(self, qname: str) -> tuple:
+    def split(self, qname: str) -> tuple:
         """(longest prefix of `qname` that is a module file next to the script, the rest) or (None, qname)."""
         parts = qname.split(".")
         for k in range(len(parts), 0, -1):
@@ -184,13 +195,44 @@ class Callees:
         top = qname.split(".")[0]
         if top in TF_ROOTS or _host_package(top):
             return ""
-        module, rest = self._split(qname)
+        module, rest = self.split(qname)
         if module is None:
             return (f"module `{top}` is neither Python's standard library, nor a package known to stay out of "
                     "TensorFlow, nor a file next to the script: what it does to TF 1.x's graph is not known")
-        if not rest:
-            return ""  # the module object itself: what is read of it is asked at that read
-        return self._name_reason(module, rest[0], depth, set())
+        effects = self.effects_reason(module, depth)
+        if effects:
+            return effects
+        mod = self._module(module)
+        names = [rest[0]] if rest else sorted({*mod.imports, *mod.reads})  # the module object: all of it
+        for name in names:
+            why = self._name_reason(module, name, depth, set())
+            if why:
+                return why
+        return ""
+
+    def effects_reason(self, module: str, depth: int = 0, seen: Optional[set] = None) -> str:
+        """"" when importing the user module `module` (found next to the script) runs no graph code:
+        its top-level statements and those of the user modules it imports, else why."""
+        seen = set() if seen is None else seen
+        mod = self._module(module)
+        if mod is None or module in seen:
+            return ""
+        seen.add(module)
+        for root, attrs, line in sorted(mod.effects, key=lambda e: e[2]):
+            for target in mod.imports.get(root, ()):
+                inner = self._target_reason(".".join((target, *attrs)), depth)
+                if inner:
+                    spelled = ".".join((root, *attrs))
+                    return f"importing `{module}` runs {mod.path.name}:{line}, which reads `{spelled}`" + \
+                        (", TensorFlow's" if inner == "tf" else f": {inner}")
+        for targets in mod.imports.values():
+            for target in targets:
+                inner_module, _ = self.split(target)
+                if inner_module is not None and depth < _MAX_DEPTH:
+                    why = self.effects_reason(inner_module, depth + 1, seen)
+                    if why:
+                        return why
+        return ""
 
     def _name_reason(self, module: str, name: str, depth: int, seen: set) -> str:
         key = (module, name)
@@ -279,6 +321,16 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
         return  # every import is TensorFlow's or host code: nothing to follow
     path = Path(filename)
     callees = Callees(path.parent if path.is_file() else None)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [target for _, target in _import_targets(node, "")]  # `from m import x`: m.x, or m if x is no module
+            for target in modules:
+                module, _ = callees.split(target)
+                why = callees.effects_reason(module) if module is not None else ""
+                if why:
+                    raise Refuse(node.lineno, f"{why}. The TF2 tier reads one file, and graph code there may make "
+                                              "variables or ops that TF 1.x's graph includes")
     for root, attrs, line in sorted(_chains(tree), key=lambda c: c[2]):
         candidates = [f"{t}.{'.'.join(attrs)}" if attrs else t for t in imports.get(root, ())]
         if not candidates and root in unbound:
