@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import (checkpoints, contrib_training, data, flags, keras_layers, layers, losses, ops, optimizers,
-                          placeholders, rnn, rnn_cells, session, summaries, training, variables)
+                          placeholders, rnn, rnn_cells, session, summaries, tf_logging, training, variables)
 from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
                                 StateKind, StateRef, Tensor, TFSymbol, kind_of)
 from codemods.tf2.names import short
@@ -36,6 +36,7 @@ CALLS = {
     **summaries.CALLS,
     **flags.CALLS,
     **checkpoints.CALLS,
+    **tf_logging.CALLS,
     "tensorflow.assign": lambda site: _assign_function(site),
     "tensorflow.assign_add": lambda site: _assign_function(site),
     "tensorflow.assign_sub": lambda site: _assign_function(site),
@@ -74,7 +75,7 @@ REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
     "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *optimizers.OPTIMIZERS, *losses.REDUCTIONS,
-)}
+)} | tf_logging.REFERENCES
 
 
 def tf_call(site: "CallSite"):

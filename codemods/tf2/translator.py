@@ -25,7 +25,8 @@ from codemods.tf2.names import ImportTable, canonical, short
 from codemods.tf2.program import RULE
 from codemods.tf2.syntax import names_of
 
-TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim", "tensorflow.python.framework.ops")
+TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim", "tensorflow.python.framework.ops",
+               "tensorflow.logging", "tensorflow.compat.v1.logging")
 
 
 def translate(text: str, filename: str = "<string>") -> Result:
