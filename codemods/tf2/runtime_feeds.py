@@ -47,8 +47,25 @@ def _extended(node) -> Optional[cst.Name]:
 
 
 def extended_names(module: cst.Module) -> set:
-    """Names extended somewhere in the file by `name.update(...)` or `name[key] = value`."""
-    return {name.value for name in map(_extended, walk(module)) if name is not None}
+    """Names extended somewhere in the file by `name.update(...)` or `name[key] = value`, that the file
+    feeds (`feed_dict=name`, or `sess.run(fetches, name)`): a dict of variables filled by key
+    (`weights['w0'] = tf.Variable(...)`) is no feed."""
+    nodes = list(walk(module))
+    extended = {name.value for name in map(_extended, nodes) if name is not None}
+    return extended & _fed_names(nodes)
+
+
+def _fed_names(nodes) -> set:
+    fed = set()
+    for n in nodes:
+        if type(n) is not cst.Call:
+            continue
+        for k, a in enumerate(n.args):
+            keyword = a.keyword.value if a.keyword is not None else None
+            if isinstance(a.value, cst.Name) and (keyword == "feed_dict" or keyword is None and k == 1 and
+                                                  isinstance(n.func, cst.Attribute) and n.func.attr.value == "run"):
+                fed.add(a.value.value)
+    return fed
 
 
 def _key(tr: "Program", node) -> Input:

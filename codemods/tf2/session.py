@@ -18,7 +18,7 @@ import libcst as cst
 from codemods.tf2 import data, emit, fetch_structures, reaching, runtime_feeds, summaries, value_snapshots
 from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
-from codemods.tf2.model import (HOST, AVKind, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
+from codemods.tf2.model import (HOST, AVKind, Element, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
                                 StateKind, StateRef, Tensor)
 from codemods.tf2.syntax import target_names
 
@@ -168,7 +168,12 @@ def _fetch(tr: "Program", node) -> Fetch:
         return Fetch(FetchKind.VALUE, new, single=isinstance(av, Input) or av.single, name=name)
     if av.graph:
         return Fetch(FetchKind.VALUE, new, single=False, name=name)
-    tr.refuse(f"sess.run of `{emit.code(node)}`, which is not a graph value here, is not converted")
+    if isinstance(av, Element):  # `tf.trainable_variables()[0]`: one of them, not known which
+        tr.refuse(f"sess.run of `{emit.code(node)}`, an item of a list of variables or tensors that tf1clip does not "
+                  "follow to the one it is, is not converted")
+    tr.refuse(f"sess.run of `{emit.code(node)}`: tf1clip does not know it as a graph value here (it follows variables, "
+              "tensors and ops bound to names or written in list literals, not an item picked from a list that is "
+              "built up or returned by a call), so it is not converted")
 
 
 def _holds_variables(av) -> bool:

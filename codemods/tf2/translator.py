@@ -12,10 +12,14 @@ input line it was working on (`failures`). Never imports TensorFlow.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import libcst as cst
 
 from codemods._base import dotted_name
-from codemods.tf2 import callees, output_checks
+from codemods.tf2 import callees, output_checks, unroll
+from codemods.tf2.constructs import CREATORS
 from codemods.tf2._base import Note, Refuse, Result
 from codemods.tf2._base import code as code_of
 from codemods.tf2.eager import EagerTranslator
@@ -35,8 +39,12 @@ def translate(text: str, filename: str = "<string>") -> Result:
     except cst.ParserSyntaxError as exc:
         return Result(None, [Note(exc.raw_line, RULE, "human", f"libcst cannot parse this file: {exc.message}")])
     translator = None
+    written = module
+    line_map = None
+    unrolled: list = []
     try:
         names, module = ImportTable.read(module)
+        written = module  # the input, as written (lines of refusals are its lines)
         usage = names.usage(module)
         if usage.verdict == "none":
             return Result(text, [])
@@ -46,29 +54,61 @@ def translate(text: str, filename: str = "<string>") -> Result:
                                                           "converted by hand only")])
         if usage.verdict != "tf1-eager":  # graph code: what other modules may add to TF 1.x's graph
             callees.check(text, filename, names.import_targets, names.unbound)
+            module, line_map, loops = unroll.module(module, text, names, CREATORS)  # loops making state → passes
+            unrolled = [Note(line, RULE, "change", f"a loop that makes state, over values fixed in the file → its "
+                             f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
+                        for line, passes in loops]
+            if line_map is not None:  # read as the program it is; every line said is the input's
+                names, module = ImportTable.read(module)
         # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read
         translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
         out = translator.run()
         out = fix_imports(out, names)
         # the output's names: the input's, less the aliases the output no longer assigns as the input did
         out_names = names.keeping_aliases(_kept_aliases(out, names))
-        check_symbols_kept(out, out_names, module)
-        out, _ = output_checks.transform(out, module, out_names)  # every name bound, no state made per step
+        check_symbols_kept(out, out_names, written)
+        out, _ = output_checks.transform(out, written, out_names)  # every name bound, no state made per step
         code = out.code
         left = out_names.usage(out)
         if left.tf1:
             _, source = left.tf1[0]
-            raise Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
+            refusal = Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
+            refusal.of_input = True  # found in the input's text: already its line
+            raise refusal
         compile(code, filename, "exec", dont_inherit=True)
     except Refuse as exc:
         notes = list(translator.notes) if translator is not None else []
-        return Result(None, [*notes, Note(exc.line, RULE, "human", f"not converted to the TF2 tier: {exc.reason}")])
+        line = exc.line if getattr(exc, "of_input", False) else _input_line(exc.line, line_map)
+        return Result(None, [*unrolled, *_input_lines(notes, line_map),
+                             Note(line, RULE, "human", f"not converted to the TF2 tier: {_said(exc.reason, line_map)}")])
     except Exception as exc:  # noqa: BLE001 - a failure inside the tier is a refusal: compat fallback, never `error`
         notes = list(translator.notes) if translator is not None else []
-        return Result(None, [*notes, Note(failure_line(exc, module), RULE, "human",
-                                          f"not converted to the TF2 tier: {failure_reason(exc, RULE)}")])
-    notes = sorted(set(translator.notes), key=lambda n: (n.line, n.message))
+        return Result(None, [*unrolled, *_input_lines(notes, line_map),
+                             Note(_input_line(failure_line(exc, module), line_map), RULE, "human",
+                                  f"not converted to the TF2 tier: {failure_reason(exc, RULE)}")])
+    notes = sorted({*unrolled, *_input_lines(translator.notes, line_map)}, key=lambda n: (n.line, n.message))
     return Result(code, notes)
+
+
+def _input_line(line: int, line_map) -> int:
+    """A line of the program read → the input's line it comes from (`unroll`: a loop read as its passes)."""
+    return line if line_map is None else line_map.get(line, line)
+
+
+def _input_lines(notes, line_map) -> list:
+    return [n if line_map is None else dataclasses.replace(n, line=_input_line(n.line, line_map),
+                                                           message=_said(n.message, line_map)) for n in notes]
+
+
+def _said(message: str, line_map) -> str:
+    """A message about the program read, about the input: its `line N` are the input's lines, and a
+    message about a loop read as its passes says so."""
+    if line_map is None:
+        return message
+    said = re.sub(r"\b(lines?) (\d+)", lambda m: f"{m.group(1)} {_input_line(int(m.group(2)), line_map)}", message)
+    if said != message:
+        said += " (a loop that makes state was read as its passes, each one a copy of its body at the loop's lines)"
+    return said
 
 
 def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
@@ -109,8 +149,10 @@ def check_symbols_kept(module: cst.Module, names: ImportTable, source: cst.Modul
             symbol = short(canonical(assigned[1]))
             line = next((names.line(small) for original in source.body if isinstance(original, cst.SimpleStatementLine)
                          for small in original.body if names.symbol_assigned(small) == assigned), 0)
-            raise Refuse(line, f"`{code_of(st.body[0])}` stays in the TF 2 program (the name `{name}` is "
-                                         f"bound or read elsewhere in it), and TF 2 has no `{symbol}`")
+            refusal = Refuse(line, f"`{code_of(st.body[0])}` stays in the TF 2 program (the name `{name}` is "
+                                   f"bound or read elsewhere in it), and TF 2 has no `{symbol}`")
+            refusal.of_input = True  # a line of `source`, the input
+            raise refusal
 
 
 def _kept_aliases(module: cst.Module, names: ImportTable) -> set:
