@@ -324,7 +324,7 @@ def test_model_class_keeps_state_on_the_instance():
 @pytest.mark.parametrize("extra, args, other, fetch, line, reason", [
     ("\n    def predict(self):\n        return tf.nn.relu(self.loss)\n", "0.1", "", "model.predict()", 18,
      "returns a graph value"),
-    ("", "0.1", "", "model.nothing", 15, "not a graph value"),
+    ("", "0.1", "", "model.nothing", 15, "does not know it as a graph value"),
     ("", "0.1", "model2 = Model(0.2)\n", "model.loss", 7, "already exists"),
 ], ids=["value-method", "unknown-attribute", "two-instances-one-name"])
 def test_model_class_refused_unless_proven(extra, args, other, fetch, line, reason):

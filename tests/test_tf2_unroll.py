@@ -48,6 +48,9 @@ CONVERTED = {
     "zip": f"for units, act in zip(hidden, (1, 2)):\n    {DENSE}",
     "nested": f"for rep in range(2):\n    for units in hidden:\n        {DENSE}",
     "in_a_function": f"def model(h):\n    for units in hidden:\n        {DENSE}\n    return h\n\n\nh = model(h)",
+    "through_functions": "def dense(h, units):\n    return tf.layers.dense(h, units, activation=tf.nn.relu)\n\n\n"
+                         "def block(h, units):\n    return dense(h, units)\n\n\n"
+                         "for units in hidden:\n    h = block(h, units)",
 }
 KEPT = {  # the passes are not fixed in the file: the loop keeps its refusal
     "the_list_changed_later": f"for units in hidden:\n    {DENSE}\nhidden.append(3)",
@@ -128,3 +131,18 @@ def test_a_variable_a_function_reads_is_refused_at_the_input_lines():
     assert f"`W` is bound again at line {bind} after TF 1.x built the graph that reads it" in message, message
     assert "a loop that makes state was read as its passes" in message, message
     assert all(int(n) <= len(lines) for n in __import__("re").findall(r"line (\d+)", message)), message
+
+
+def test_a_loop_calling_functions_that_only_run_the_session_stays_a_loop(tmp_path):
+    """A function of the script that makes no state (it runs the session, prints) does not make the
+    loop calling it a build-time loop: the loop stays, and trains like the original."""
+    loop = "h = tf.layers.dense(h, 8, activation=tf.nn.relu)"
+    text = BASE.format(loop=loop).replace(
+        "for step in range(3):\n    _, l = sess.run([train_op, loss], {x: xs, y: ys})\n    print(step, l)\n",
+        "def run(step):\n    _, l = sess.run([train_op, loss], {x: xs, y: ys})\n    show(step, l)\n\n\n"
+        "def show(step, l):\n    print(step, l)\n\n\nfor step in range(3):\n    run(step)\n")
+    result = translate(text, "t.py")
+    assert result.text is not None, result.notes
+    assert "for step in range(3):\n    run(step)" in result.text
+    assert not [n for n in result.notes if "its 3 passes" in n.message]
+    assert_parity(tmp_path, text, result.text)

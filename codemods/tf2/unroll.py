@@ -90,7 +90,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
         for target, value in assignments(st):
             if isinstance(target, cst.Name) and value is not None:
                 values.setdefault(target.value, value)
-    defined = {st.name.value for st in tree.body if isinstance(st, (cst.FunctionDef, cst.ClassDef))}
+    defined = _state_making(tree, names.qualified, frozenset(creators))
     file = _File(fixed_values.Fixed(tree, symbols.binding_sites(source), values), defined, dict(names.positions),
                  names.qualified, frozenset(creators))
     body, changed = _block(file, tree.body)
@@ -389,11 +389,30 @@ def _names_only(target) -> bool:
 
 
 def _makes_state(file: _File, body) -> bool:
+    return _calls_into(body, file.qualified, file.creators, file.defined)
+
+
+def _calls_into(body, qualified, creators, defined) -> bool:
+    """Whether `body` calls a TensorFlow call that makes state, or a function or class of `defined`."""
     for n in walk_nodes(body):
         if isinstance(n, cst.Call):
-            q = file.qualified(n.func)
-            if q is not None and q in file.creators:
+            q = qualified(n.func)
+            if q is not None and q in creators:
                 return True
-            if isinstance(n.func, cst.Name) and n.func.value in file.defined:
+            if isinstance(n.func, cst.Name) and n.func.value in defined:
                 return True
     return False
+
+
+def _state_making(tree: cst.Module, qualified, creators) -> set:
+    """The module's functions and classes that make state when called: those whose body calls a
+    TensorFlow call that makes state, or another of them (to a fixed point). A function that only runs
+    the session (`run_epoch(sess, ...)`) is not one: a loop calling it is not read as its passes."""
+    defs = {st.name.value: st for st in tree.body if isinstance(st, (cst.FunctionDef, cst.ClassDef))}
+    making: set = set()
+    while True:
+        more = {name for name, st in defs.items()
+                if name not in making and _calls_into(st.body, qualified, creators, making)}
+        if not more:
+            return making
+        making |= more
