@@ -398,6 +398,16 @@ def test_slim_regularizers_become_keras_ones_with_the_same_penalty(kind, scale):
     np.testing.assert_allclose(float(keras(tf.constant(w))), old, rtol=1e-6)
 
 
+def _drawn_both_ways(tf1: str, shape: tuple) -> tuple:
+    """(TF 1.x's initializer `tf1` drawn in a graph, its TF 2 spelling drawn eagerly), of `shape`."""
+    graph = tf.Graph()
+    with graph.as_default():
+        values = eval(tf1, {"tf": tf.compat.v1})(shape, dtype=tf.float32)  # noqa: S307
+        with tf.compat.v1.Session(graph=graph) as sess:
+            old = sess.run(values)
+    return old, eval(tf2_source(tf1), {"tf": tf})(shape, dtype=tf.float32).numpy()  # noqa: S307
+
+
 @pytest.mark.parametrize("tf1, stat", [
     ("tf.random_normal_initializer()", (0.0, 1.0)),
     ("tf.random_normal_initializer(0.5, 0.1)", (0.5, 0.1)),
@@ -408,20 +418,52 @@ def test_slim_regularizers_become_keras_ones_with_the_same_penalty(kind, scale):
     ("tf.glorot_uniform_initializer()", (0.0, np.sqrt(6 / 400) / np.sqrt(3))),
     ("tf.zeros_initializer()", (0.0, 0.0)),
     ("tf.constant_initializer(0.25)", (0.25, 0.0)),
+    # fans of a (200, 200) kernel: 200 in, 200 out; std = sqrt(scale / fan) for every distribution
+    ("tf.glorot_normal_initializer()", (0.0, np.sqrt(1 / 200))),
+    ("tf.initializers.glorot_normal(seed=3)", (0.0, np.sqrt(1 / 200))),
+    ("tf.initializers.glorot_uniform()", (0.0, np.sqrt(1 / 200))),
+    ("tf.variance_scaling_initializer()", (0.0, np.sqrt(1 / 200))),
+    ("tf.variance_scaling_initializer(2.0, 'fan_avg', 'uniform')", (0.0, np.sqrt(2 / 200))),
+    ("tf.variance_scaling_initializer(mode='fan_out', distribution='untruncated_normal')", (0.0, np.sqrt(1 / 200))),
+    ("tf.variance_scaling_initializer(3.0, distribution='normal')", (0.0, np.sqrt(3 / 200))),
+    ("tf.initializers.variance_scaling(scale=0.5)", (0.0, np.sqrt(0.5 / 200))),
+    ("tf.initializers.he_normal()", (0.0, np.sqrt(2 / 200))),
+    ("tf.initializers.he_uniform()", (0.0, np.sqrt(2 / 200))),
+    ("tf.initializers.lecun_normal()", (0.0, np.sqrt(1 / 200))),
+    ("tf.initializers.lecun_uniform()", (0.0, np.sqrt(1 / 200))),
+    # an orthogonal (200, 200) matrix: unit rows, so entries of variance 1 / 200 (times gain²)
+    ("tf.orthogonal_initializer()", (0.0, np.sqrt(1 / 200))),
+    ("tf.initializers.orthogonal(0.5)", (0.0, 0.5 * np.sqrt(1 / 200))),
+    ("tf.initializers.identity(2.0)", (2 / 200, 2 * np.sqrt(1 / 200 * (1 - 1 / 200)))),
+    ("tf.initializers.ones()", (1.0, 0.0)),
 ])
 def test_initializers_draw_from_tf1s_distribution(tf1, stat):
     """An initializer's TF 2 spelling with TF 1's defaults written out (random_normal: stddev 1.0,
     not TF 2's 0.05): the same distribution (moments of 40 000 draws), TF 1 graph vs TF 2 eager."""
     shape = (200, 200)
-    graph = tf.Graph()
-    with graph.as_default():
-        values = eval(tf1, {"tf": tf.compat.v1})(shape, dtype=tf.float32)  # noqa: S307
-        with tf.compat.v1.Session(graph=graph) as sess:
-            old = sess.run(values)
-    new = eval(tf2_source(tf1), {"tf": tf})(shape, dtype=tf.float32).numpy()  # noqa: S307
+    old, new = _drawn_both_ways(tf1, shape)
     for drawn in (old, new):
         assert abs(drawn.mean() - stat[0]) < 0.01 + 0.02 * stat[1]
         assert abs(drawn.std() - stat[1]) < 0.01 + 0.02 * stat[1]
+
+
+@pytest.mark.parametrize("tf1, shape", [
+    ("tf.glorot_normal_initializer()", (5, 5, 40, 50)),          # fan_in 1000, fan_out 1250
+    ("tf.variance_scaling_initializer(mode='fan_out')", (5, 5, 40, 50)),
+    ("tf.initializers.he_uniform()", (4, 10, 1250)),             # fan_in 40, fan_out 12 500
+    ("tf.variance_scaling_initializer(mode='fan_avg', distribution='uniform')", (50000,)),  # a bias: 50 000 both
+    ("tf.orthogonal_initializer(2.0)", (5, 5, 40, 50)),          # 1000 rows, 50 columns
+])
+def test_initializers_compute_tf1s_fans_for_every_rank(tf1, shape):
+    """The fans TF 1.x computed for a kernel of any rank (its receptive field times its last two
+    dimensions; a vector's length for both): the same spread, TF 1 graph vs TF 2 eager."""
+    old, new = _drawn_both_ways(tf1, shape)
+    assert new.shape == old.shape == shape
+    assert abs(new.std() / old.std() - 1) < 0.03, (old.std(), new.std())
+    if "orthogonal" in tf1:  # columns orthogonal, of length gain, on both sides
+        for drawn in (old, new):
+            flat = drawn.reshape(-1, shape[-1])
+            np.testing.assert_allclose(flat.T @ flat, 4.0 * np.eye(shape[-1]), atol=1e-4)
 
 
 def test_resize_images_is_refused_because_tf2_resize_computes_other_numbers():
@@ -455,6 +497,8 @@ def test_resize_images_is_refused_because_tf2_resize_computes_other_numbers():
     ("tf.space_to_batch(img, [[0, 0], [0, 0]], block_size=2)", "block_shape"),
     ("tf.keras.models.save_model(m, 'p')", "save_format"),
     ("tf.random_normal_initializer(stddev=0.1, dtype=tf.float32)", "dtype"),
+    ("tf.orthogonal_initializer(1.0, None, tf.float32)", "3 positional"),
+    ("tf.variance_scaling_initializer(**kw)", "kwargs"),
     ("tf.app.flags.DEFINE_integer('a', 1, 'h')", "flags"),
     ("tf.keras.optimizers.Adagrad(0.1)", "Keras 3"),
     ("tf.nn.dropout(*args)", "args"),

@@ -39,6 +39,39 @@ OVERRIDES = {o_name: o for o_name, o in (
                                                  defaults=(("mean", "0.0"), ("stddev", "1.0")))),
     ("tf.glorot_uniform_initializer", Override("tf.keras.initializers.GlorotUniform", "the same Glorot uniform",
                                                params=("seed",))),
+    # TF 1.15's init_ops.VarianceScaling and Keras 3's compute the same fans (a kernel's receptive
+    # field times its last two dimensions), divide the scale by the same max(1, fan), and draw
+    # from the same distributions ("normal" is the truncated normal in both, with the same 0.8796
+    # correction); the named ones are VarianceScaling with TF 1's scale, mode and distribution.
+    ("tf.variance_scaling_initializer", Override("tf.keras.initializers.VarianceScaling",
+                                                 "the same variance scaling (fans, scale, distribution)",
+                                                 params=("scale", "mode", "distribution", "seed"))),
+    ("tf.initializers.variance_scaling", Override("tf.keras.initializers.VarianceScaling",
+                                                  "the same variance scaling (fans, scale, distribution)",
+                                                  params=("scale", "mode", "distribution", "seed"))),
+    ("tf.glorot_normal_initializer", Override("tf.keras.initializers.GlorotNormal",
+                                              "the same Glorot normal (truncated, fan_avg)", params=("seed",))),
+    ("tf.initializers.glorot_normal", Override("tf.keras.initializers.GlorotNormal",
+                                               "the same Glorot normal (truncated, fan_avg)", params=("seed",))),
+    ("tf.initializers.glorot_uniform", Override("tf.keras.initializers.GlorotUniform", "the same Glorot uniform",
+                                                params=("seed",))),
+    ("tf.initializers.he_normal", Override("tf.keras.initializers.HeNormal", "the same He normal (2, fan_in, truncated)",
+                                           params=("seed",))),
+    ("tf.initializers.he_uniform", Override("tf.keras.initializers.HeUniform", "the same He uniform (2, fan_in)",
+                                            params=("seed",))),
+    ("tf.initializers.lecun_normal", Override("tf.keras.initializers.LecunNormal",
+                                              "the same LeCun normal (1, fan_in, truncated)", params=("seed",))),
+    ("tf.initializers.lecun_uniform", Override("tf.keras.initializers.LecunUniform", "the same LeCun uniform (1, fan_in)",
+                                               params=("seed",))),
+    # TF 1.15's Orthogonal and Keras 3's: a normal draw of (max(rows, cols), min(rows, cols)) with rows
+    # the product of all but the last dimension, its QR, Q's columns signed by R's diagonal, gain times it.
+    ("tf.orthogonal_initializer", Override("tf.keras.initializers.Orthogonal", "the same orthogonal matrices",
+                                           params=("gain", "seed"))),
+    ("tf.initializers.orthogonal", Override("tf.keras.initializers.Orthogonal", "the same orthogonal matrices",
+                                            params=("gain", "seed"))),
+    ("tf.initializers.identity", Override("tf.keras.initializers.Identity", "gain times the identity matrix, as in TF 1",
+                                          params=("gain",))),
+    ("tf.initializers.ones", Override("tf.ones_initializer", "ones, as in TF 1")),
 )}
 # TF 1 defaults of None that TF 1.15 documents as a value (DEFAULT_CHANGES compares them with TF 2's).
 NONE_DEFAULTS = {

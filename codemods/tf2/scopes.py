@@ -28,6 +28,7 @@ class Frame:
     name_path: str         # the name scope ("" at the root)
     reuse: object = None   # None (inherit: False at the root), True, or "auto"
     kind: str = "variable"
+    initializer: object = None  # variable_scope(initializer=...): its TF 2 expression (inherited)
 
 
 @dataclass
@@ -41,6 +42,14 @@ class VarScopes:
     def top(self) -> Frame:
         return self.frames[-1]
 
+    def initializer(self):
+        """The initializer `tf.get_variable` uses here when given none (variable_scope(initializer=...),
+        the innermost one), else None."""
+        for f in reversed(self.frames):
+            if f.initializer is not None:
+                return f.initializer
+        return None
+
     def reuse(self) -> object:
         for f in reversed(self.frames):
             if f.reuse is not None:
@@ -49,7 +58,7 @@ class VarScopes:
 
     # -- entering and leaving ---------------------------------------------------------------------
     def enter_variable_scope(self, name: Optional[str], reuse: object = None, absolute: bool = False,
-                             default_name: Optional[str] = None) -> Frame:
+                             default_name: Optional[str] = None, initializer=None) -> Frame:
         parent = self.top
         if name is None:
             base = default_name or "scope"
@@ -61,7 +70,7 @@ class VarScopes:
         for key in [k for k in self._layer_counts if k[0] == var_path or k[0].startswith(var_path + "/")]:
             del self._layer_counts[key]
         name_path = self.unique_name(name if absolute else join(parent.name_path, name.rsplit("/", 1)[-1]))
-        frame = Frame(var_path, name_path, reuse if reuse else None)
+        frame = Frame(var_path, name_path, reuse if reuse else None, initializer=initializer)
         self.frames.append(frame)
         return frame
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit
+from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
+from codemods.tf2.api_decisions import OVERRIDES
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, State,
                                 StateKind, StateRef)
@@ -56,6 +58,11 @@ TF1_DEFAULTS = {
     "tensorflow.truncated_normal_initializer": (("stddev", "1.0"),),
     "tensorflow.initializers.truncated_normal": (("stddev", "1.0"),),
 }
+# The other initializers TF 2 has with TF 1.x's meaning: tf1clip's decisions over the upgrade spec
+# (api_decisions.OVERRIDES, proven by tests/test_api_changes.py), applied by `to_tf2`.
+SPEC_INITIALIZERS = frozenset(
+    "tensorflow." + name[len("tf."):] for name, row in OVERRIDES.items()
+    if ".initializers." in row.target or row.target.endswith("_initializer")) - set(INITIALIZERS)
 FLOAT32 = ("tf.float32", "tensorflow.float32", "'float32'", '"float32"', "'float'", '"float"')
 
 
@@ -124,7 +131,12 @@ def get_variable(site: "CallSite"):
     if trainable is not None and not (isinstance(trainable, cst.Name) and trainable.value in ("True", "False")):
         site.refuse("tf.get_variable(trainable=<expression>) is not converted")
     dtype = dtype if dtype is not None else tr.tf("tensorflow.float32")
-    if init is None:
+    if init is None and tr.scopes.initializer() is not None:  # the variable_scope's initializer
+        if shape is None:
+            site.refuse("tf.get_variable with no shape and no initializer of its own")
+        value = emit.call(tr.scopes.initializer(), shape, dtype=dtype)
+        why = "TF 1.x get_variable's initializer, when given none: the variable_scope's"
+    elif init is None:
         if emit.code(dtype) not in FLOAT32:
             site.refuse("tf.get_variable of a non-float dtype without an initializer is not converted")
         value = emit.call(emit.call(tr.tf("tensorflow.keras.initializers.GlorotUniform")), shape, dtype=dtype)
@@ -263,6 +275,8 @@ def initializer_op(site: "CallSite"):
 
 # -- initializers ------------------------------------------------------------------------------------
 def initializer(site: "CallSite"):
+    if site.qname in SPEC_INITIALIZERS:
+        return _spec_initializer(site)
     tf2, params = INITIALIZERS[site.qname]
     kept = []
     for i, a in enumerate(site.node.args):
@@ -293,11 +307,31 @@ def initializer(site: "CallSite"):
     return Other(OtherKind.INITIALIZER), node
 
 
+def _spec_initializer(site: "CallSite"):
+    """An initializer of SPEC_INITIALIZERS: its TF 2 class, through the upgrade spec and tf1clip's
+    decisions; a float32 `dtype=` is dropped (TF 2's take the dtype when called), another refused."""
+    args = []
+    for a in site.node.args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            if emit.code(a.value) not in FLOAT32:
+                site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} with dtype {emit.code(a.value)}")
+            continue
+        args.append(a)
+    try:
+        name, call = to_tf2(site.qname.replace("tensorflow.", "tf.", 1), emit.with_args(site.node, args))
+    except NoTF2Mapping as exc:
+        site.refuse(exc.reason)
+    return Other(OtherKind.INITIALIZER), call.with_changes(func=site.tr.tf(name.replace("tf.", "tensorflow.", 1)))
+
+
 # -- scopes -------------------------------------------------------------------------------------------
 def variable_scope(site: "CallSite"):
-    site.only({"name_or_scope", "default_name", "values", "reuse"}, 3)
+    site.only({"name_or_scope", "default_name", "values", "reuse", "initializer"}, 3)
     name, name_av = site.arg(0, "name_or_scope")
     default, _ = site.arg(1, "default_name")
+    scope_init, scope_init_av = site.arg(None, "initializer")
+    if scope_init is not None and not (isinstance(scope_init_av, Other) and scope_init_av.kind == OtherKind.INITIALIZER):
+        site.refuse(f"variable_scope(initializer={emit.code(scope_init)}): not an initializer tf1clip knows")
     reuse, reuse_av = site.arg(None, "reuse")
     if reuse is None:
         reuse_value = None
@@ -319,7 +353,7 @@ def variable_scope(site: "CallSite"):
         site.refuse("variable_scope with a name that is not a string literal is not converted")
 
     def enter(tr: "Program", item):
-        frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, _literal_str(default))
+        frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, _literal_str(default), scope_init)
         return Scope(frame.var_path, frame)
 
     def leave(tr: "Program"):
@@ -369,7 +403,7 @@ CALLS = {
     "tensorflow.variable_scope": variable_scope,
     "tensorflow.name_scope": name_scope,
     "tensorflow.device": transparent,
-    **{q: initializer for q in INITIALIZERS},
+    **{q: initializer for q in (*INITIALIZERS, *SPEC_INITIALIZERS)},
 }
 CREATORS = {"tensorflow.Variable",
             "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
