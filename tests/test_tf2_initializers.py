@@ -72,6 +72,15 @@ w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
     b1 = tf.get_variable("b1", [8], initializer=tf.constant_initializer(0.2))
 h = tf.nn.tanh(tf.matmul(x, w1) + b1)
 w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
+    "tf_layers": '''with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
+    h = tf.layers.dense(x, 8, activation=tf.nn.tanh)
+    h = tf.layers.dense(h, 8, bias_initializer=None, kernel_initializer=tf.constant_initializer(0.05))
+w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
+    "slim_layers": '''import tensorflow.contrib.slim as slim
+with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
+    h = slim.fully_connected(x, 8, activation_fn=tf.nn.tanh, weights_initializer=None)
+    h = slim.fully_connected(h, 8, weights_initializer=tf.constant_initializer(0.05), biases_initializer=None)
+w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
     "in_a_function": '''def model(x):
     with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
         w1 = tf.get_variable("w1", [6, 8])
@@ -136,8 +145,10 @@ def test_random_initializers_are_written_as_their_tf2_classes_and_train_alike(in
 
 @pytest.mark.parametrize("model, line, reason", [
     ('''with tf.variable_scope("net", initializer=tf.orthogonal_initializer()):
-    h = tf.layers.dense(x, 8)
-w2 = tf.get_variable("w2", [8, 1])''', 7, "a layer made inside variable_scope(initializer=...)"),
+    cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+    outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 2, 3]), dtype=tf.float32)
+h = outputs[:, -1]
+w2 = tf.get_variable("w2", [8, 1])''', 8, "an rnn run inside variable_scope(initializer=...)"),
     ('''with tf.variable_scope("net", initializer=tf.random_normal(0.1)):
     h = tf.get_variable("h", [6, 8])
 w2 = tf.get_variable("w2", [8, 1])''', 6, "not an initializer tf1clip knows"),

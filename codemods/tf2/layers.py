@@ -160,6 +160,27 @@ def layer(site: "CallSite"):
     return Tensor(out_shape), emit.call(state.expr(), inputs)
 
 
+# TF 1.x initializer arguments whose default is None: the variable is made by get_variable with no
+# initializer, so inside variable_scope(initializer=...) it gets the scope's (the others default to
+# an initializer of their own: tf.layers' bias zeros, slim's xavier weights and zero biases).
+NONE_DEFAULT_INITIALIZERS = frozenset({"kernel_initializer"})
+
+
+def _scope_initializer(site: "CallSite", row: LayerRow, given: dict, args: list) -> list:
+    """`args` with the variable_scope's initializer given to each variable TF 1.x made without one."""
+    for spec in row.args:
+        if not spec.tf1.endswith("_initializer") or spec.tf1 == "biases_initializer":  # slim: None is no biases
+            continue
+        value = given.get(spec.tf1)
+        none = isinstance(value, cst.Name) and value.value == "None"
+        if none or (value is None and spec.tf1 in NONE_DEFAULT_INITIALIZERS):
+            args = [a for a in args if not (a.keyword is not None and a.keyword.value == spec.keras)]
+            args.append(emit.keyword(spec.keras, site.tr.scopes.initializer()))
+            site.tr.note(f"`{_short(site.qname)}`'s {spec.tf1}: the variable_scope's initializer, as in TF 1.x "
+                         "(its variable was made with none of its own)")
+    return args
+
+
 def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> State:
     tr = site.tr
     if shape is None or shape[-1] is None:
@@ -185,6 +206,8 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
                 and a.value.value == "None":
             args[i] = None
     args = [a for a in args if a is not None]
+    if tr.scopes.initializer() is not None:
+        args = _scope_initializer(site, row, given, args)
     if "biases_initializer" in given and isinstance(given["biases_initializer"], cst.Name) \
             and given["biases_initializer"].value == "None":
         args = [a for a in args if not (a.keyword and a.keyword.value == "bias_initializer")]

@@ -161,9 +161,9 @@ class Program:
     def add_state(self, state: State, statements: list) -> StateRef:
         """`state` is created here: its TF 2 statements go in place, before the current statement
         (inside a method: on the instance, `self.<name>`)."""
-        if state.kind == StateKind.LAYER and "keras" not in state.info and self.scopes.initializer() is not None:
-            self.refuse(f"a layer made inside variable_scope(initializer=...) (`{state.tf1_name}`) is not converted: "
-                        "TF 1.x gave the scope's initializer to each of its variables made without one")
+        if state.kind == StateKind.LAYER and state.info.get("rnn") and self.scopes.initializer() is not None:
+            self.refuse(f"an rnn run inside variable_scope(initializer=...) (`{state.tf1_name}`) is not converted: "
+                        "TF 1.x gave the scope's initializer to the kernels its cells made without one")
         ref = self.classes.state_ref(state.name)
         if ref is not None and state.ref is None:
             mapping = {state.name: ref}
