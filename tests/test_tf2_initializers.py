@@ -81,6 +81,22 @@ with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
     h = slim.fully_connected(x, 8, activation_fn=tf.nn.tanh, weights_initializer=None)
     h = slim.fully_connected(h, 8, weights_initializer=tf.constant_initializer(0.05), biases_initializer=None)
 w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
+    "rnn_cells": '''with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
+    cells = [tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True),
+             tf.nn.rnn_cell.GRUCell(4, kernel_initializer=tf.constant_initializer(0.05))]
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), tf.reshape(x, [-1, 2, 3]), dtype=tf.float32)
+h = outputs[:, -1]
+w2 = tf.get_variable("w2", [4, 1], initializer=tf.constant_initializer(0.3))''',
+    "rnn_cell_made_outside_run_inside": '''cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(4), output_keep_prob=1.0)
+with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
+    outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 2, 3]), dtype=tf.float32)
+h = outputs[:, -1]
+w2 = tf.get_variable("w2", [4, 1], initializer=tf.constant_initializer(0.3))''',
+    "rnn_cell_made_inside_run_outside": '''with tf.variable_scope("cells", initializer=tf.constant_initializer(0.1)):
+    cell = tf.nn.rnn_cell.BasicRNNCell(4)
+outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 2, 3]), dtype=tf.float32)
+h = outputs[:, -1]
+w2 = tf.get_variable("w2", [4, 1], initializer=tf.constant_initializer(0.3))''',
     "in_a_function": '''def model(x):
     with tf.variable_scope("net", initializer=tf.constant_initializer(0.1)):
         w1 = tf.get_variable("w1", [6, 8])
@@ -144,11 +160,6 @@ def test_random_initializers_are_written_as_their_tf2_classes_and_train_alike(in
 
 
 @pytest.mark.parametrize("model, line, reason", [
-    ('''with tf.variable_scope("net", initializer=tf.orthogonal_initializer()):
-    cell = tf.nn.rnn_cell.BasicLSTMCell(8)
-    outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 2, 3]), dtype=tf.float32)
-h = outputs[:, -1]
-w2 = tf.get_variable("w2", [8, 1])''', 8, "an rnn run inside variable_scope(initializer=...)"),
     ('''with tf.variable_scope("net", initializer=tf.random_normal(0.1)):
     h = tf.get_variable("h", [6, 8])
 w2 = tf.get_variable("w2", [8, 1])''', 6, "not an initializer tf1clip knows"),

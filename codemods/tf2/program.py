@@ -19,7 +19,7 @@ from codemods.tf2 import reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
-from codemods.tf2.model import Comp, Func, Input, Op, Other, Placeholder, Session, State, StateKind, StateRef, Tensor
+from codemods.tf2.model import Comp, Func, Input, Op, Other, Placeholder, Session, State, StateRef, Tensor
 from codemods.tf2.names import ImportTable, tf_expr
 from codemods.tf2.scopes import VarScopes
 from codemods.tf2.syntax import (assignments, names_of, replace_names, root_name, taken_names, walk_nodes,
@@ -161,9 +161,6 @@ class Program:
     def add_state(self, state: State, statements: list) -> StateRef:
         """`state` is created here: its TF 2 statements go in place, before the current statement
         (inside a method: on the instance, `self.<name>`)."""
-        if state.kind == StateKind.LAYER and state.info.get("rnn") and self.scopes.initializer() is not None:
-            self.refuse(f"an rnn run inside variable_scope(initializer=...) (`{state.tf1_name}`) is not converted: "
-                        "TF 1.x gave the scope's initializer to the kernels its cells made without one")
         ref = self.classes.state_ref(state.name)
         if ref is not None and state.ref is None:
             mapping = {state.name: ref}

@@ -78,7 +78,8 @@ def rnn(site: "CallSite"):
     state = State(StateKind.LAYER, py, prefix, tr.line, trainable=True,
                   variables=emit.expr("{l}.trainable_variables", l=py))
     state.info.update(vars=pairs, rnn=True)
-    tr.add_state(state, [emit.assign(py, ctor), emit.stmt("{l}.build({shape})", l=py, shape=build)])
+    tr.add_state(state, [emit.assign(py, ctor), emit.stmt("{l}.build({shape})", l=py, shape=build),
+                         *_scope_initialized(tr, py, [(base, c) for (_, base), c in zip(subs, cells)])])
     for c in every:
         c.used = True
     _set_feeds(site, [(base, c) for (_, base), c in zip(subs, cells)], state)
@@ -86,6 +87,23 @@ def rnn(site: "CallSite"):
             f"`{prefix}/`, created as TF 1.x created them); its call runs in the steps")
     call = made.call.with_changes(func=state.expr())
     return _result(twin.CLASS, cells, in_av, step_shape, time_major), call
+
+
+def _scope_initialized(tr, py: str, cells: list) -> list:
+    """Inside variable_scope(initializer=...): each variable the cells made with no initializer of their
+    own (kernels, peepholes, projections; `Cell.unset`) starts from the scope's, as in TF 1.x."""
+    init = tr.scopes.initializer()
+    if init is None:
+        return []
+    out = []
+    for base, c in cells:
+        for attr in c.unset:
+            var = emit.expr("{l}" + base + attr, l=cst.Name(py))
+            out.append(emit.stmt("{v}.assign({init}({v}.shape, dtype={v}.dtype))", v=var, init=init))
+    if out:
+        tr.note("the rnn's kernels start from the variable_scope's initializer, as in TF 1.x (made with none of "
+                "their own)")
+    return out
 
 
 def _set_feeds(site: "CallSite", cells: list, state: State) -> None:

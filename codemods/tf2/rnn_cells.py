@@ -41,6 +41,8 @@ class Cell:
     parts: list = field(default_factory=list)      # the cells it holds (a MultiRNNCell's, a wrapper's)
     used: bool = False                             # an rnn call created its variables already
     feeds: list = field(default_factory=list)      # [Feed]: arguments given graph values, set in each step
+    unset: list = field(default_factory=list)      # [".kernel"]: variables made with no initializer of their
+    #                                                own (TF 1.x: a variable_scope's initializer, if any)
 
 
 @dataclass(eq=False)
@@ -125,7 +127,8 @@ def _wrapper(site: "CallSite", twin):
     for f in feeds:  # read where the rnn runs, not here: this statement makes state
         site.ev.uses -= set(f.reads)
     info = Cell(inner.name, inner.units, [(rel, ".cell" + attr) for rel, attr in inner.variables], inner.state,
-                parts=[inner], feeds=feeds + [_moved(f, ".cell") for f in inner.feeds])
+                parts=[inner], feeds=feeds + [_moved(f, ".cell") for f in inner.feeds],
+                unset=[".cell" + attr for attr in inner.unset])
     return Other(OtherKind.CELL, {"cell": info}), _made(site, twin, node)
 
 
@@ -138,14 +141,16 @@ def _single(site: "CallSite", twin, name: str) -> Cell:
     if units is None:
         site.refuse(f"`{short(site.qname)}` without num_units")
     if twin.CLASS == "BasicRNNCell":
-        return Cell(name, units, [("kernel", ".kernel"), ("bias", ".bias")], lambda b: Tensor([b, units]))
+        return Cell(name, units, [("kernel", ".kernel"), ("bias", ".bias")], lambda b: Tensor([b, units]),
+                    unset=[".kernel"])
     if twin.CLASS == "GRUCell":
         return Cell(name, units, [("gates/kernel", ".gates.kernel"), ("gates/bias", ".gates.bias"),
                                   ("candidate/kernel", ".candidate.kernel"), ("candidate/bias", ".candidate.bias")],
-                    lambda b: Tensor([b, units]))
+                    lambda b: Tensor([b, units]),
+                    unset=[] if _given(site, "kernel_initializer") else [".gates.kernel", ".candidate.kernel"])
     variables = [("kernel", ".kernel"), ("bias", ".bias")]
     if twin.CLASS == "BasicLSTMCell":
-        return Cell(name, units, variables, _lstm_state(units, units))
+        return Cell(name, units, variables, _lstm_state(units, units), unset=[".kernel"])
     peep, proj = site.arg(1, "use_peepholes")[0], site.arg(4, "num_proj")[0]
     peepholes = False if peep is None else literal(site.tr, peep)
     if peepholes not in (True, False) or (proj is not None and literal(site.tr, proj) is UNKNOWN):
@@ -156,7 +161,16 @@ def _single(site: "CallSite", twin, name: str) -> Cell:
     if projected:
         variables.append(("projection/kernel", ".projection.kernel"))
     out = proj if projected else units
-    return Cell(name, out, variables, _lstm_state(units, out))
+    unset = [] if _given(site, "initializer") else [attr for rel, attr in variables if rel != "bias"]
+    return Cell(name, out, variables, _lstm_state(units, out), unset=unset)
+
+
+def _given(site: "CallSite", param: str) -> bool:
+    """Whether the cell is given an initializer `param` other than None (by keyword: the twins' PARAMS
+    put it after the arguments given by position in the corpus)."""
+    twin = twins.lookup(site.qname)
+    node, _ = site.arg([p for p, _ in twin.PARAMS].index(param), param)
+    return node is not None and not (isinstance(node, cst.Name) and node.value == "None")
 
 
 def _multi(site: "CallSite") -> Cell:
@@ -173,12 +187,14 @@ def _multi(site: "CallSite") -> Cell:
                  for rel, attr in c.variables]
     return Cell("multi_rnn_cell", cells[-1].units, variables,
                 lambda b: Seq([c.state(b) for c in cells], SeqKind.TUPLE), parts=cells,
-                feeds=[_moved(f, f".cells[{i}]") for i, c in enumerate(cells) for f in c.feeds])
+                feeds=[_moved(f, f".cells[{i}]") for i, c in enumerate(cells) for f in c.feeds],
+                unset=[f".cells[{i}]{attr}" for i, c in enumerate(cells) for attr in c.unset])
 
 
 def _copy(c: Cell) -> Cell:
     """Another cell made by the same expression (a list comprehension's element, made again)."""
-    return Cell(c.name, c.units, list(c.variables), c.state, [_copy(p) for p in c.parts], feeds=list(c.feeds))
+    return Cell(c.name, c.units, list(c.variables), c.state, [_copy(p) for p in c.parts], feeds=list(c.feeds),
+                unset=list(c.unset))
 
 
 def every_cell(c: Cell) -> list:
