@@ -8,7 +8,9 @@ the mean for a nonempty batch, 0 for an empty one. It also adds the loss to the 
 collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regularization losses
 (none exist here: a regularizer argument is refused wherever it appears). The output spells
 the formula (`reduction=SUM`: the sum, not divided; MEAN and SUM_OVER_BATCH_SIZE divide as the
-default does with weights 1.0); weights, scopes, reduction NONE and label smoothing are refused.
+default does with weights 1.0); weights that are a number or a scalar graph value are TF 1.x's
+`compute_weighted_loss` spelled out, label smoothing (a number) TF 1.x's smoothing of the labels;
+other weights, scopes and reduction NONE are refused.
 Static shapes decide nothing else: where TF 1.x checked labels and predictions compatible, a pair
 known here to be incompatible is refused (TF 1.x raised), and any other pair gets the same formula
 (TF 1.x broadcast them at run time as TF 2 does). `sparse_softmax_cross_entropy` first squeezed a
@@ -52,12 +54,25 @@ LOSSES = {
 }
 WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
        "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
-WHY_SUM = "TF 1.x's {name} with reduction=SUM: the loss per element, summed; also in the LOSSES collection"
+WHY_WEIGHTED = ("TF 1.x's {name}: the loss per element times the weights, summed, divided as compute_weighted_loss "
+                "divided for {reduction} (div_no_nan); also in the LOSSES collection")
+WHY_SUM = ("TF 1.x's {name} with reduction=SUM: the loss per element (times the weights, if given), summed; also in "
+           "the LOSSES collection")
+
+
+# The losses whose TF 1.x function takes label_smoothing (a Python number: `if label_smoothing > 0`), and
+# how it smoothed the labels (cast to the logits' dtype first, then this, then stop_gradient).
+SMOOTHING = {
+    "tensorflow.losses.softmax_cross_entropy": "{l} * (1 - {s}) + {s} / {tf}.cast({tf}.shape({l})[-1], {p}.dtype)",
+    "tensorflow.losses.sigmoid_cross_entropy": "{l} * (1 - {s}) + 0.5 * {s}",
+}
 
 
 def loss(site: "CallSite"):
     params, template, same_shape = LOSSES[site.qname]
-    site.only(set(params) | {"reduction"}, 2)
+    smoothing = site.qname in SMOOTHING
+    site.only(set(params) | {"reduction", "weights"} | ({"label_smoothing"} if smoothing else set()),
+              4 if smoothing else 3)
     tr = site.tr
     reduction = _reduction(site)
     labels, labels_av = site.arg(0, params[0])
@@ -75,15 +90,18 @@ def loss(site: "CallSite"):
     if site.qname.endswith("sparse_softmax_cross_entropy"):
         labels, preds = _squeezed(tr, labels, labels_av, preds, preds_av, uses)
         uses |= names_of(labels) | names_of(preds)
+    if smoothing:
+        template = _smoothed(site, template)
+    weights = _weights(site, short)
+    if weights is not None and isinstance(weights, cst.Name):
+        uses |= names_of(weights) & tr.graph_names()
     per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
+    why = WHY_SUM if reduction == "SUM" else WHY if weights is None else WHY_WEIGHTED
     first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
-                              (WHY_SUM if reduction == "SUM" else WHY).format(name=f"tf.losses.{short}"))
+                              why.format(name=f"tf.losses.{short}", reduction=reduction))
     tr.add_comp([first], {per}, uses)
     tr.env[per] = Tensor()  # a value the loss reads (so each step that computes the loss computes it first)
-    value = emit.expr("{tf}.math.divide_no_nan({tf}.reduce_sum({x}), {tf}.reduce_sum({tf}.ones_like({x})))",
-                      tf=tr.alias, x=per)
-    if reduction == "SUM":  # compute_weighted_loss: reduce_sum(losses * 1.0), not divided
-        value = emit.expr("{tf}.reduce_sum({x})", tf=tr.alias, x=per)
+    value = _reduced(tr, per, weights, reduction)
     if site.target is None:  # a statement (the loss only goes to the collection), or part of an expression
         name = tr.namer.fresh(short)
         tr.add_comp([emit.assign(name, value)], {name}, {per})
@@ -94,8 +112,81 @@ def loss(site: "CallSite"):
             return Tensor([]), cst.Name(name)
         return Op(GraphOp(OpKind.COLLECTED, name)), site.node
     tr.losses.append(site.target)
-    tr.note(f"tf.losses.{short} → its TF 1.x formula (sum of the losses over the number of elements)")
+    tr.note(f"tf.losses.{short} → its TF 1.x formula (compute_weighted_loss, {reduction})")
     return Tensor([]), value
+
+
+def _number(tr, node):
+    """A number literal's value (`0.5`, `-1`, through a module-level name bound once to one), else None."""
+    if isinstance(node, cst.Name):
+        node = tr.host_literal(node.value)
+    sign = 1.0
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1.0, node.expression
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return sign * float(node.evaluated_value)
+    return None
+
+
+def _smoothed(site: "CallSite", template: str) -> str:
+    """The per-element template with TF 1.x's label smoothing, decided as TF 1.x decided it (`> 0`)."""
+    node, _ = site.arg(3, "label_smoothing")
+    if node is None:
+        return template
+    value = _number(site.tr, node)
+    if value is None:
+        site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}(label_smoothing=...)` that is not a number: TF 1.x decided "
+                    "`label_smoothing > 0` in Python while it built the graph")
+    if value <= 0:
+        return template
+    rule = SMOOTHING[site.qname].replace("{s}", emit.code(node).replace("{", "{{").replace("}", "}}"))
+    cast = "{tf}.cast({l}, {p}.dtype)"
+    assert cast in template
+    return template.replace(cast, "(" + rule.replace("{l}", cast) + ")")
+
+
+def _weights(site: "CallSite", short_name: str):
+    """The loss's weights: None (1.0, the default), a number's node, or the name of a scalar graph value.
+    TF 1.x checked them broadcastable to the losses; any other is refused (TF 2 broadcasts more)."""
+    node, av = site.arg(2, "weights")
+    if node is None:
+        return None
+    value = _number(site.tr, node)
+    if value == 1.0:
+        return None
+    if value is not None:
+        return cst.Float(repr(value)) if value != 0 else cst.Float("0.0")
+    if isinstance(node, cst.Name) and getattr(av, "graph", False) and shp.of(av) == []:
+        return node
+    site.refuse(f"tf.losses.{short_name}(weights={emit.code(node)}): only a number or a name of a scalar graph "
+                "value is converted (TF 1.x required weights broadcastable to the losses, which TF 2 does not check)")
+
+
+def _reduced(tr, per: str, weights, reduction: str) -> cst.BaseExpression:
+    """TF 1.x's compute_weighted_loss of the losses `per`: the weighted sum, divided (div_no_nan) as the
+    reduction says: SUM_BY_NONZERO_WEIGHTS by the number of elements whose weight is not 0, MEAN by the
+    sum of the weights over the elements, SUM_OVER_BATCH_SIZE by the number of elements, SUM not at all."""
+    if weights is None:  # weights=1.0: every divisor is the number of elements
+        if reduction == "SUM":
+            return emit.expr("{tf}.reduce_sum({x})", tf=tr.alias, x=per)
+        return emit.expr("{tf}.math.divide_no_nan({tf}.reduce_sum({x}), {tf}.reduce_sum({tf}.ones_like({x})))",
+                         tf=tr.alias, x=per)
+    number = isinstance(weights, cst.Float)  # converted to float32 as TF 1.x's cast did
+    w = weights if number else emit.expr("{tf}.cast({w}, {tf}.float32)", tf=tr.alias, w=weights)
+    total = emit.expr("{tf}.reduce_sum({x} * {w})", tf=tr.alias, x=per, w=w)
+    if reduction == "SUM":
+        return total
+    if reduction == "MEAN":
+        divisor = emit.expr("{tf}.reduce_sum({tf}.ones_like({x}) * {w})", tf=tr.alias, x=per, w=w)
+    elif reduction == "SUM_OVER_BATCH_SIZE":
+        divisor = emit.expr("{tf}.reduce_sum({tf}.ones_like({x}))", tf=tr.alias, x=per)
+    elif number:  # _num_present of a number: the number of elements, or none when it is 0
+        divisor = emit.expr("{tf}.reduce_sum({tf}.ones_like({x}))", tf=tr.alias, x=per) \
+            if float(weights.value) != 0 else cst.Float("0.0")
+    else:  # _num_present: where(weights == 0, 0, 1), broadcast to the losses, summed
+        divisor = emit.expr("{tf}.reduce_sum({tf}.where({tf}.equal({w}, 0.0), 0.0, 1.0) * {tf}.ones_like({x}))",
+                            tf=tr.alias, x=per, w=w)
+    return emit.expr("{tf}.math.divide_no_nan({t}, {d})", tf=tr.alias, t=total, d=divisor)
 
 
 SQUEEZE = '''
