@@ -75,7 +75,7 @@ REFERENCES = {q: (lambda ev, av, node: node) for q in (
     "tensorflow.GraphKeys.TRAINABLE_VARIABLES", "tensorflow.GraphKeys.GLOBAL_VARIABLES",
     "tensorflow.GraphKeys.UPDATE_OPS", "tensorflow.GraphKeys.LOSSES", "tensorflow.AUTO_REUSE",
     "tensorflow.GraphKeys.REGULARIZATION_LOSSES", *optimizers.OPTIMIZERS, *losses.REDUCTIONS,
-)} | tf_logging.REFERENCES
+)} | tf_logging.REFERENCES | training.REFERENCES
 
 
 def tf_call(site: "CallSite"):

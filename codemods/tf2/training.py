@@ -71,6 +71,22 @@ def _all_state(av) -> bool:
     return False
 
 
+# TF 1.x's gradient constants, as the ints they were (tf.train.Optimizer.GATE_*, tf.AggregationMethod.*).
+GRADIENT_CONSTANTS = {
+    "tensorflow.train.Optimizer.GATE_NONE": 0, "tensorflow.train.Optimizer.GATE_OP": 1,
+    "tensorflow.train.Optimizer.GATE_GRAPH": 2,
+    "tensorflow.AggregationMethod.ADD_N": 0, "tensorflow.AggregationMethod.DEFAULT": 0,
+    "tensorflow.AggregationMethod.EXPERIMENTAL_TREE": 1, "tensorflow.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N": 2,
+}
+
+
+def gradient_constant(ev, av, node: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.Integer(str(GRADIENT_CONSTANTS[av.qname]))
+
+
+REFERENCES = {q: gradient_constant for q in GRADIENT_CONSTANTS}
+
+
 def _gradient_args(site: "CallSite", allowed: set, positional: int) -> None:
     extra = site.keywords() - allowed
     gate = site.arg(None, "gate_gradients")[0]
@@ -78,6 +94,17 @@ def _gradient_args(site: "CallSite", allowed: set, positional: int) -> None:
         # ordering of the gradient computation; the tape never gates, which on oneDNN builds changes a
         # conv's bias gradient in the last bits whatever was asked (docs/parity.md)
         extra.discard("gate_gradients")
+    if site.arg(None, "colocate_gradients_with_ops")[0] is not None:  # device placement only
+        extra.discard("colocate_gradients_with_ops")
+    method = site.arg(None, "aggregation_method")[0]
+    if method is not None:
+        if not (isinstance(method, cst.Integer) and method.value == "0"
+                or isinstance(method, cst.Name) and method.value == "None"):
+            given = {"1": "EXPERIMENTAL_TREE", "2": "EXPERIMENTAL_ACCUMULATE_N"}.get(getattr(method, "value", None),
+                                                                                    emit.code(method))
+            site.refuse(f"aggregation_method={given}: TF 1.x summed the gradients of a value used more "
+                        "than once by another method than add_n, the tape's (not converted)")
+        extra.discard("aggregation_method")  # ADD_N (= DEFAULT): add_n, as the tape sums them
     if extra or site.positional() > positional:
         site.refuse(f"gradient arguments {sorted(extra) or 'beyond (loss, var_list)'} are not converted")
 
