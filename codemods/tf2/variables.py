@@ -21,8 +21,8 @@ from codemods.tf2 import emit
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 from codemods.tf2.api_decisions import OVERRIDES
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, State,
-                                StateKind, StateRef)
+from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, Session,
+                                State, StateKind, StateRef)
 from codemods.tf2.scopes import Frame
 from codemods.tf2.syntax import names_of
 
@@ -197,6 +197,21 @@ def global_step(site: "CallSite"):
                   info={"global_step": True, "vars": []})
     tr.note("the global step → an int64 tf.Variable, incremented after each update as in TF 1.x")
     return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
+
+
+def global_step_value(site: "CallSite"):
+    """`tf.train.global_step(sess, gs)`: TF 1.x ran the variable in the session, `int(sess.run(gs))`;
+    in TF 2 its value is there where the call was, `int(gs.numpy())` (the steps ran before it)."""
+    site.only({"sess", "global_step_tensor"}, 2)
+    sess, sess_av = site.arg(0, "sess")
+    gs, gs_av = site.arg(1, "global_step_tensor")
+    if not (isinstance(sess_av, Session) and isinstance(sess, cst.Name)):  # a new Session: TF 1.x's uninitialized
+        site.refuse("tf.train.global_step given something other than the Session tf1clip follows (a name bound "
+                    "to the Session that ran the graph)")
+    if not (isinstance(gs_av, StateRef) and gs_av.state.kind == StateKind.VARIABLE):
+        site.refuse(f"tf.train.global_step of `{emit.code(gs)}`, which is not a variable tf1clip follows")
+    site.tr.note("tf.train.global_step(sess, gs) → int(gs.numpy()): the variable's value at that point")
+    return HOST, emit.expr("int({v}.numpy())", v=gs)
 
 
 # -- collections -----------------------------------------------------------------------------------
@@ -395,6 +410,7 @@ CALLS = {
     "tensorflow.train.get_or_create_global_step": global_step,
     "tensorflow.train.create_global_step": global_step,
     "tensorflow.train.get_global_step": global_step,
+    "tensorflow.train.global_step": global_step_value,
     "tensorflow.contrib.framework.get_or_create_global_step": global_step,
     "tensorflow.trainable_variables": trainable_variables,
     "tensorflow.get_collection": get_collection,
