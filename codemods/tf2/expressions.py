@@ -302,6 +302,11 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
     def leave_BinaryOperation(self, original, updated):
         left, right = self.value_of(updated.left), self.value_of(updated.right)
+        if isinstance(updated.operator, cst.Add) and isinstance(left, Seq) and isinstance(right, Seq) \
+                and left.kind == right.kind and left.kind in (SeqKind.LIST, SeqKind.TUPLE) \
+                and not (left.fields or right.fields):
+            # Python's concatenation (`d_vars + g_vars`): TF 1.x never added lists as tensors
+            return self._set(updated, Seq([*left.items, *right.items], left.kind))
         if not (left.graph or right.graph):
             return self._set(updated, HOST)
         shape = shp.broadcast(_operand_shape(left, updated.left), _operand_shape(right, updated.right))
