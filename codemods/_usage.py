@@ -29,6 +29,11 @@ NEUTRAL_V1 = frozenset({
     "OptimizerOptions", "RunOptions", "RunMetadata", "enable_eager_execution",
     "enable_v2_behavior", "executing_eagerly_outside_functions",
 })
+# TF 1.x ops that TF 2 has only under `tf.compat.v1.`, stateless, which run unchanged in TF 2 eager
+# code and in tf.function (tests/test_kept_v1_ops.py runs each in a TF 1 graph, eagerly and traced,
+# and compares): code that calls them there is TF 2 code. The TF2 tier keeps them in that spelling.
+KEPT_V1_OPS = frozenset({"where", "div", "nn.xw_plus_b", "nn.relu_layer", "batch_gather", "sparse_to_dense",
+                         "nn.depthwise_conv2d_native"})
 # TF 2 eager markers (besides every name in V2_ONLY).
 TF2_MARKERS = frozenset({"GradientTape", "function", "Module", "autodiff", "compat.v2",
                          "config.run_functions_eagerly"})
@@ -123,7 +128,7 @@ def classify_qname(usage: Usage, name: str, source: str, line: int) -> None:
             usage.eager = True
         elif rel == "disable_v2_behavior":
             usage.disables_v2 = True
-        if has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1:
+        if has_prefix(rel, V1_ONLY) and rel.split(".")[0] not in NEUTRAL_V1 and rel not in KEPT_V1_OPS:
             usage.tf1.append(where)
         return
     rel = name[len(TF) + 1:]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from codemods._usage import KEPT_V1_OPS
+
 
 class Override(NamedTuple):
     """tf1clip's decision where the spec says `tf.compat.v1` but a TF 2 call keeps the meaning."""
@@ -72,7 +74,9 @@ OVERRIDES = {o_name: o for o_name, o in (
     ("tf.initializers.identity", Override("tf.keras.initializers.Identity", "gain times the identity matrix, as in TF 1",
                                           params=("gain",))),
     ("tf.initializers.ones", Override("tf.ones_initializer", "ones, as in TF 1")),
-)}
+)} | {f"tf.{name}": Override(f"tf.compat.v1.{name}", "TF 1.x's own op, kept in its tf.compat.v1 spelling: "
+                             "stateless, it computes the same in TF 2, eagerly and in tf.function")
+      for name in KEPT_V1_OPS}
 # TF 1 defaults of None that TF 1.15 documents as a value (DEFAULT_CHANGES compares them with TF 2's).
 NONE_DEFAULTS = {
     ("tf.nn.conv1d", "data_format"): "'NWC'",

@@ -59,7 +59,8 @@ def _through_spec(short: str, called: bool) -> Decision:
             new = reference_to_tf2(short)
     except NoTF2Mapping as exc:
         return Decision("refused", exc.reason)
-    return Decision("kept", new) if new == short else Decision("mapped", new)
+    kept = new in (short, "tf.compat.v1." + short[len("tf."):])  # its own spelling (KEPT_V1_OPS: under compat.v1)
+    return Decision("kept", new) if kept else Decision("mapped", new)
 
 
 def decide(name: str, called: bool = True) -> Decision:
