@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import assert_parity
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -260,12 +262,22 @@ def test_helper_creating_state_is_read_at_each_call():
      8, "returns before its end"),
     ("return optimizer.minimize(loss, name=\"x\")", "train_op = create_optimizer(loss, 0.1)", 10,
      "gradient arguments"),
-    ("return optimizer.minimize(loss)", "train_op = [create_optimizer(loss, 0.1)][0]", 13, "inside an expression"),
+    ("return optimizer.minimize(loss)", "train_op = [create_optimizer(loss, 0.1) for _ in range(1)][0]", 13,
+     "inside an expression"),
 ], ids=["early-return", "refused-inside-at-helper-line", "call-in-expression"])
 def test_helper_refused_unless_proven(body, call, line, reason):
     """A refusal of a line read inside a helper points into the helper."""
     note = _refusal(_HELPER_SCRIPT.format(body=body, call=call))
     assert reason in note.message and note.line == line, note
+
+
+def test_helper_called_in_a_list_literal_is_read_first_and_trains_alike(tmp_path):
+    """`[create_optimizer(...)][0]`: Python ran the call first; read so (codemods/tf2/hoist.py)."""
+    text = _HELPER_SCRIPT.format(body="return optimizer.minimize(loss)",
+                                 call="train_op = [create_optimizer(loss, 0.1)][0]") + "    print(l)\n"
+    out = _converted(text)
+    assert "train_op = [create_optimizer_out][0]" not in out  # the helper is read inline, its op a step
+    assert_parity(tmp_path, text, out)
 
 
 _CLASS_SCRIPT = """import tensorflow as tf
@@ -488,7 +500,7 @@ with tf.Session() as sess:
 def test_a_schedule_fetched_with_its_update_is_the_rate_the_update_used(tmp_path):
     """TF 1.x computes the decayed rate once, before the update that uses it and the global step's
     increment; the step returns that value, not the rate of the next step."""
-    from conftest import run_python, run_tf1clip
+    from conftest import assert_parity, run_python, run_tf1clip
 
     text = _converted(_SCHEDULE_FETCHED)
     step = text[text.index("def train_step"):]

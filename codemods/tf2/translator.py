@@ -54,10 +54,13 @@ def translate(text: str, filename: str = "<string>") -> Result:
                                                           "converted by hand only")])
         if usage.verdict != "tf1-eager":  # graph code: what other modules may add to TF 1.x's graph
             callees.check(text, filename, names.import_targets, names.unbound)
-            module, line_map, loops = unroll.module(module, text, names, CREATORS)  # loops making state → passes
+            # loops making state → their passes; graph helpers called inside expressions → statements first
+            module, line_map, loops, hoisted = unroll.module(module, text, names, CREATORS)
             unrolled = [Note(line, RULE, "change", f"a loop that makes state, over values fixed in the file → its "
                              f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
                         for line, passes in loops]
+            unrolled += [Note(line, RULE, "change", f"`{helper}(...)` inside an expression → its own statement "
+                              f"first (Python ran it before the rest of the statement)") for line, helper in hoisted]
             if line_map is not None:  # read as the program it is; every line said is the input's
                 names, module = ImportTable.read(module)
         # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read

@@ -24,6 +24,9 @@ iterates over:
   indexed value or an argument of `len`, `enumerate` or `zip` (nothing can change it in between);
 - `enumerate(...)` or `zip(...)` of those.
 
+The same rewrite reads a graph helper called inside an expression as its own statement first
+(`hoist`): `module` returns those calls too, so that every line said is still the input's.
+
 Anything else (a loop with `break`, `continue`, `else`, `return` or `yield`; more than
 MAX_PASSES passes; a target that is not names) keeps today's reading: a refusal that says why.
 """
@@ -36,7 +39,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from codemods.tf2._base import code, positions
-from codemods.tf2 import fixed_values, symbols
+from codemods.tf2 import fixed_values, hoist, symbols
 from codemods.tf2.syntax import (Replace, assignments, bound_names, is_literal, replace_names, walk_nodes,
                                  walk_statements)
 
@@ -51,7 +54,9 @@ class _File:
     positions: dict
     qualified: Callable
     creators: frozenset
+    graph_helpers: frozenset = frozenset()         # functions whose calls in expressions are hoisted (`hoist`)
     unrolled: list = field(default_factory=list)  # (line, passes) of the loops read as their passes
+    hoisted: list = field(default_factory=list)   # (line, helper) of the helper calls read as statements
     closures: Optional[set] = None                 # names read inside a function, lambda or class, or global
     taken: set = field(default_factory=set)        # every name of the file, and those made here
 
@@ -77,26 +82,29 @@ class _File:
 
 
 def module(tree: cst.Module, source: str, names, creators) -> tuple:
-    """(`tree` with every loop that makes state over values fixed in the file read as its passes, a map
-    from the lines of the new program to the lines of `tree`, [(line, passes)] of those loops), or
-    (`tree`, None, []) when there is no such loop. `names`: the file's ImportTable (the lines of `tree`'s nodes); `creators`: the canonical names
+    """(`tree` with every loop that makes state over values fixed in the file read as its passes and every
+    graph helper called inside an expression read first (`hoist`), a map from the lines of the new program
+    to the lines of `tree`, [(line, passes)] of those loops, [(line, helper)] of those calls), or
+    (`tree`, None, [], []) when there is none. `names`: the file's ImportTable (the lines of `tree`'s nodes); `creators`: the canonical names
     of the TensorFlow calls that make state. The new program is read as the file itself (its own lines,
     each statement one line of its own, as the analyses need); what is said about a line is said about
     the line of `tree` it comes from."""
-    if not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
-        return tree, None, []
+    sites = symbols.binding_sites(source)
+    graph_helpers = hoist.helpers(tree, names.qualified, sites)
+    if not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
+        return tree, None, [], []
     values: dict = {}
     for st in walk_statements(tree):
         for target, value in assignments(st):
             if isinstance(target, cst.Name) and value is not None:
                 values.setdefault(target.value, value)
     defined = _state_making(tree, names.qualified, frozenset(creators))
-    file = _File(fixed_values.Fixed(tree, symbols.binding_sites(source), values), defined, dict(names.positions),
-                 names.qualified, frozenset(creators))
+    file = _File(fixed_values.Fixed(tree, sites, values), defined, dict(names.positions),
+                 names.qualified, frozenset(creators), graph_helpers=graph_helpers)
     body, changed = _block(file, tree.body)
-    new = tree.with_changes(body=body) if changed else tree
-    if not file.unrolled:
-        return tree, None, []
+    if not changed:
+        return tree, None, [], []
+    new = tree.with_changes(body=body)
     line_map: dict = {}
     for node, pos in positions(new).items():
         line = file.positions.get(node)
@@ -106,7 +114,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     for line in range(1, new.code.count("\n") + 2):
         last = line_map.get(line, last)
         filled[line] = last
-    return new, filled, sorted(file.unrolled)
+    return new, filled, sorted(file.unrolled), sorted(file.hoisted)
 
 
 def _block(file: _File, stmts) -> tuple:
@@ -118,6 +126,15 @@ def _block(file: _File, stmts) -> tuple:
         if passes is not None:
             inner, _ = _block(file, passes)  # a loop inside a pass: read as its passes too
             out.extend(inner)
+            changed = True
+            continue
+        parts = hoist.split(st, file.graph_helpers, file.qualified, file.creators, file.fresh)
+        if parts is not None:  # a helper call inside an expression: its own statement first
+            line = file.positions.get(st, 0)
+            for part in parts:
+                _place(file, part, line)
+            file.hoisted.extend((line, emit_name) for emit_name in _called(parts[:-1]))
+            out.extend(parts)
             changed = True
             continue
         new = _inner_blocks(file, st)
@@ -197,6 +214,11 @@ def _statements(file: _File, original: cst.For, st: cst.For) -> Optional[list]:
         _place(file, out[0], line)
     file.unrolled.append((line, len(values)))
     return out
+
+
+def _called(statements) -> list:
+    """The helpers the hoisted `name = helper(...)` statements call."""
+    return [st.body[0].value.func.value for st in statements]
 
 
 def _straight(statements) -> list:
