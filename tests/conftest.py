@@ -88,3 +88,20 @@ def assert_parity(folder: Path, old_source: str, new_source: str, name: str = "t
     proc = run_tf1clip("parity", old, new, cwd=folder, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert proc.stdout.strip().endswith("PASS")
+
+
+def tier_output(text: str, name: str = "t.py") -> str:
+    """The TF2 tier's output for `text`, which must convert, and convert to itself again (idempotent)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from codemods.tf2.translator import translate
+    result = translate(text, name)
+    assert result.text is not None, [n for n in result.notes if n.kind == "human"]
+    assert translate(result.text, name).text == result.text
+    return result.text
+
+
+def assert_converts_and_trains_alike(folder: Path, text: str) -> str:
+    """The TF2 tier converts `text` (idempotently) and its output passes `tf1clip parity`; the output."""
+    out = tier_output(text)
+    assert_parity(folder, text, out)
+    return out

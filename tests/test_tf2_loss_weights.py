@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import assert_parity, refusal, run_python
+from conftest import assert_converts_and_trains_alike, refusal, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -83,11 +83,7 @@ CONVERTED = {
 @pytest.mark.parametrize("variant", sorted(CONVERTED))
 def test_weighted_and_smoothed_losses_train_like_tf1(variant, tmp_path):
     script, loss = CONVERTED[variant]
-    text = script.format(loss=loss)
-    result = translate(text, "t.py")
-    assert result.text is not None, [n for n in result.notes if n.kind == "human"]
-    assert translate(result.text, "t.py").text == result.text
-    assert_parity(tmp_path, text, result.text)
+    assert_converts_and_trains_alike(tmp_path, script.format(loss=loss))
 
 
 def test_a_weighted_loss_is_the_hand_computed_value(tmp_path):
