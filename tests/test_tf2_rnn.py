@@ -89,9 +89,9 @@ def test_class_name_taken_by_the_script_gets_a_fresh_name():
      "outputs, state = tf.nn.dynamic_rnn(c2, x, dtype=tf.float32)\n", 7, "again"),
     ("cell = tf.nn.rnn_cell.GRUCell(4)\ny = tf.placeholder(tf.float32, [None, 5, None])\n"
      "outputs, state = tf.nn.dynamic_rnn(cell, tf.concat([x, y], axis=2), dtype=tf.float32)\n", 6, "static width"),
-    ("cells = []\nfor i in range(2):\n    cells.append(tf.nn.rnn_cell.GRUCell(4))\n"
+    ("cells = []\nmore = cells\nfor i in range(2):\n    more.append(tf.nn.rnn_cell.GRUCell(4))\n"
      "cell = tf.nn.rnn_cell.MultiRNNCell(cells)\n"
-     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 7, "of cells not known where they are made"),
+     "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 8, "of cells not known where they are made"),
     ("sizes = [4, 6]\nsizes.append(8)\n"
      "cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(n) for n in sizes])\n"
      "outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)\n", 6, "not known where they are made"),

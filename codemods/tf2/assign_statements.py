@@ -185,6 +185,9 @@ class AssignStatements:
         ev = Evaluator(self, self.env)
         av, value = ev.evaluate(small.value)
         target_av = self.env.get(small.target.value) if isinstance(small.target, cst.Name) else None
+        if isinstance(small.target, cst.Name) and self.grown(small.target.value, target_av, av, out):
+            out.append(st.with_changes(body=[small.with_changes(value=value)]))  # `params += [W, b]`
+            return
         if av.graph or (target_av is not None and target_av.graph):
             if not isinstance(small.target, cst.Name) or self.pending:
                 self.refuse("an augmented assignment of a graph value to something other than a name")
@@ -197,6 +200,20 @@ class AssignStatements:
         self.pending = []
         out.append(st.with_changes(body=[small.with_changes(value=value)]))
         self.bind(small.target, HOST)
+
+    def grown(self, name: str, list_av, items_av, out: list) -> bool:
+        """Whether `name`, a list the file fills statement by statement (`list_growth`), now holds its
+        items and these: then the model follows it item by item, and the statement stays as written.
+        Only state and rnn cells: they exist where the statement runs, in TF 2 too."""
+        if name not in self.followed_lists() or not (isinstance(list_av, Seq) and list_av.kind == SeqKind.LIST):
+            return False
+        if not (isinstance(items_av, Seq) and all(isinstance(i, StateRef) or isinstance(i, Other) and i.kind ==
+                                                  OtherKind.CELL for i in items_av.items)):
+            return False
+        out.extend(self.pending)
+        self.pending = []
+        self.env[name] = Seq([*list_av.items, *items_av.items], SeqKind.LIST)
+        return True
 
     def bind(self, target: cst.BaseExpression, av: AV) -> None:
         if isinstance(target, cst.Name):

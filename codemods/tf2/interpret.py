@@ -19,13 +19,13 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import builds, classes, helpers, runtime_feeds, session, steps
+from codemods.tf2 import builds, classes, helpers, list_growth, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2.assign_statements import AssignStatements
 from codemods.tf2.compound_statements import CompoundStatements
 from codemods.tf2.emit import add_preamble, code
 from codemods.tf2.expressions import Evaluator, without_tf2_spelling
-from codemods.tf2.model import Op, Other, TFSymbol
+from codemods.tf2.model import HOST, Op, Other, Seq, TFSymbol
 from codemods.tf2.names import ImportTable, canonical
 from codemods.tf2.program import Program
 from codemods.tf2.syntax import is_main_guard, names_of
@@ -215,6 +215,16 @@ class Translator(AssignStatements, CompoundStatements, Program):
             return
         ev = Evaluator(self, self.env)
         av, value = ev.evaluate(small.value)
+        grower = small.value.func if isinstance(small.value, cst.Call) else None
+        if isinstance(grower, cst.Attribute) and isinstance(grower.value, cst.Name) and \
+                grower.attr.value in list_growth.GROWERS and len(small.value.args) == 1:
+            item = ev.value_of_original(small.value.args[0].value)
+            items = Seq([item]) if grower.attr.value == "append" else item
+            if self.grown(grower.value.value, self.env.get(grower.value.value), items, out):
+                out.append(st.with_changes(body=[small.with_changes(value=value)]))  # `params.append(W)`
+                return
+            if grower.value.value in self.followed_lists():
+                self.env[grower.value.value] = HOST  # grown by something else than state: no longer followed
         pending, self.pending = self.pending, []
         out.extend(pending)
         if ev.train is not None:

@@ -12,7 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.children import children
-from codemods.tf2 import elements, item_uses
+from codemods.tf2 import elements, item_uses, list_growth
 from codemods.tf2.syntax import changed_names, function_locals, name_counts, target_names
 from codemods.tf2.model import (AV, Class, Element, Func, Input, Mapping, Other, OtherKind, Seq, SeqKind, StateKind,
                                 StateRef, TFSymbol, Tensor, exact_names, holds_tf)
@@ -145,8 +145,10 @@ class ItemChecks:
                 if param in reads:  # a variable of the program is read by `constructs` in the body
                     self.item_read(arg.value, reads[param])
         host = not isinstance(func, (Func, Class)) or not self.tr.mentions_tf(func.node)  # read as plain Python
-        if host and not isinstance(func, (TFSymbol, StateRef)) and not self.tf_callable(original.func) and not (
-                isinstance(original.func, cst.Name) and original.func.value in item_uses.KEPT_CALLS):
+        grows = isinstance(original.func, cst.Attribute) and isinstance(original.func.value, cst.Name) and \
+            original.func.attr.value in list_growth.GROWERS and original.func.value.value in self.tr.followed_lists()
+        if host and not grows and not isinstance(func, (TFSymbol, StateRef)) and not self.tf_callable(original.func) \
+                and not (isinstance(original.func, cst.Name) and original.func.value in item_uses.KEPT_CALLS):
             ordering = isinstance(original.func, cst.Name) and original.func.value in item_uses.ORDERING \
                 and original.func.value not in self.env
             for arg in original.args:

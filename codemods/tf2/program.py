@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import reaching
+from codemods.tf2 import list_growth, reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
@@ -80,6 +80,7 @@ class Program:
         self.reading: list = []          # input lines of the statements being read, outermost first
         self.regions: list = []          # of those, the ones where new step functions are placed
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
+        self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):
@@ -196,6 +197,12 @@ class Program:
         if self._definitions is None:
             self._definitions = reaching.Definitions(self.module, self.names.line, frozenset(self.names.aliases))
         return self._definitions
+
+    def followed_lists(self) -> frozenset:
+        """The lists the file fills statement by statement that are followed item by item (computed once)."""
+        if self._followed_lists is None:
+            self._followed_lists = list_growth.followed(self.module, self.names.is_tf)
+        return self._followed_lists
 
     def bindings_of(self, name: str) -> list:
         """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""

@@ -172,8 +172,9 @@ def _fetch(tr: "Program", node) -> Fetch:
         tr.refuse(f"sess.run of `{emit.code(node)}`, an item of a list of variables or tensors that tf1clip does not "
                   "follow to the one it is, is not converted")
     tr.refuse(f"sess.run of `{emit.code(node)}`: tf1clip does not know it as a graph value here (it follows variables, "
-              "tensors and ops bound to names or written in list literals, not an item picked from a list that is "
-              "built up or returned by a call), so it is not converted")
+              "tensors and ops bound to names or written in list literals, and lists of variables grown by +=, append "
+              "or extend at the module's top level; not an item of a list that another name, object or function "
+              "may hold or change, or that a call returns), so it is not converted")
 
 
 def _holds_variables(av) -> bool:

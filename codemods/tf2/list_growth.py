@@ -1,0 +1,114 @@
+"""Lists the file fills statement by statement, followed item by item: which of them can be.
+
+    params = []
+    params += [W_1, b_1]          # an unrolled loop's passes, or written so
+    params.append(W)
+    ... sess.run(params[0])
+
+The translator reads `params[0]` as the variable it is only if the list it reads is the list those
+statements made: no other name, object or function can hold the same list and change it, or
+read it while it is still growing. `followed(module)` answers that for every name of the file at
+once: a name bound once, at the top level of the module, to a list display, whose every other
+use is at the top level too and is one of
+
+- `name += <list or tuple display>`, or a statement `name.append(x)` / `name.extend(<display>)`;
+- a read that cannot keep or change the object: `name[<index>]`, `len(name)`, iterating it
+  (`for v in name`, a comprehension), or an argument of TensorFlow's calls, of a Session's or
+  optimizer's methods (`sess.run`, `minimize`, ...) or of Python builtins that only read it.
+
+Anything else (bound to or stored in another name, passed to a function of the script, read in a
+function, returned, `del`, another mutator) leaves the name unfollowed: the translator keeps
+today's reading (a host list).
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider
+
+from codemods.tf2.syntax import walk_nodes
+
+GROWERS = frozenset({"append", "extend"})
+# Python builtins that read a list given to them and neither keep nor change it.
+READING_BUILTINS = frozenset({"len", "print", "list", "tuple", "sum", "enumerate", "zip", "sorted", "reversed", "str",
+                              "repr", "any", "all", "min", "max", "set", "isinstance"})
+# Methods of TensorFlow objects (a Session, an optimizer) that read a list of graph values.
+TF_METHODS = frozenset({"run", "eval", "minimize", "compute_gradients", "apply_gradients"})
+
+
+def followed(module: cst.Module, is_tf) -> frozenset:
+    """The names of the lists `module` fills statement by statement that are followed (module doc)."""
+    candidates = {}
+    for st in module.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+            small = st.body[0]
+            if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and isinstance(small.value, cst.List):
+                name = small.targets[0].target.value
+                candidates[name] = None if name in candidates else small.targets[0].target
+    candidates = {n: t for n, t in candidates.items() if t is not None}
+    if not candidates:
+        return frozenset()
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    parents = wrapper.resolve(ParentNodeProvider)
+    top = _top_level(module)
+    out = set(candidates)
+    for node in walk_nodes(module):
+        if isinstance(node, cst.Name) and node.value in out and node is not candidates[node.value] \
+                and not _allowed(node, parents, top, is_tf):
+            out.discard(node.value)
+    return frozenset(out)
+
+
+def _top_level(module: cst.Module) -> set:
+    """Nodes under a function, class or lambda of the module (their uses are not followed)."""
+    inner = set()
+    for node in walk_nodes(module):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            inner |= set(walk_nodes(node))
+    return inner
+
+
+def _display(node) -> bool:
+    return isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement)
+                                                               for e in node.elements)
+
+
+def _allowed(name: cst.Name, parents, inner: set, is_tf) -> bool:
+    if name in inner:
+        return False
+    parent = parents.get(name)
+    if isinstance(parent, cst.AugAssign) and parent.target is name:
+        return isinstance(parent.operator, cst.AddAssign) and _display(parent.value) \
+            and isinstance(parents.get(parent), cst.SimpleStatementLine)
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        call = parents.get(parent)
+        if parent.attr.value not in GROWERS or not (isinstance(call, cst.Call) and call.func is parent):
+            return False
+        statement = parents.get(call)
+        if not isinstance(statement, cst.Expr) or len(call.args) != 1 or call.args[0].keyword is not None:
+            return False
+        return parent.attr.value == "append" or _display(call.args[0].value)
+    if isinstance(parent, cst.Subscript) and parent.value is name:
+        return not _stored(parent, parents)
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is name:
+        return True
+    if isinstance(parent, cst.Arg) and parent.value is name and not parent.star:
+        call = parents.get(parent)
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Name):
+            return call.func.value in READING_BUILTINS
+        if is_tf(call.func):
+            return True
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in TF_METHODS
+    return False
+
+
+def _stored(subscript, parents) -> bool:
+    """`name[i] = ...`, `name[i] += ...`, `del name[i]`: the list changed by index."""
+    parent = parents.get(subscript)
+    return isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or \
+        isinstance(parent, cst.Element) and isinstance(parents.get(parent), (cst.Tuple, cst.List)) and \
+        isinstance(parents.get(parents.get(parent)), cst.AssignTarget)
+
+
