@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2.syntax import walk_nodes
+from codemods.tf2.syntax import closed_under_calls, walk_nodes
 
 _DEFERRED = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation,
              cst.NamedExpr, cst.Yield, cst.Await)
@@ -35,12 +35,7 @@ def helpers(tree: cst.Module, qualified: Callable, sites: dict) -> frozenset:
     call): the graph helpers whose calls `split` hoists."""
     defs = {st.name.value: st for st in tree.body if isinstance(st, cst.FunctionDef)}
     defs = {name: st for name, st in defs.items() if len(sites.get(name, ())) <= 1}
-    found: set = set()
-    while True:
-        more = {name for name, st in defs.items() if name not in found and _uses_tf(st.body, qualified, found)}
-        if not more:
-            return frozenset(found)
-        found |= more
+    return closed_under_calls(defs, lambda body, found: _uses_tf(body, qualified, found))
 
 
 def _uses_tf(body, qualified: Callable, found: set) -> bool:

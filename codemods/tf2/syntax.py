@@ -228,3 +228,15 @@ class Replace(NameTransformer):
 
 def replace_names(node, mapping: dict):
     return node.visit(Replace(mapping)) if mapping else node
+
+
+def closed_under_calls(defs: dict, reaches) -> frozenset:
+    """The names of `defs` (name → function or class node) whose body `reaches(body, found)` says yes
+    for, where `found` is what is known so far: to a fixed point, so a function calling one of them is
+    one too (`unroll`: functions that make state; `hoist`: functions that use TensorFlow)."""
+    found: set = set()
+    while True:
+        more = {name for name, st in defs.items() if name not in found and reaches(st.body, found)}
+        if not more:
+            return frozenset(found)
+        found |= more

@@ -40,8 +40,8 @@ import libcst as cst
 
 from codemods.tf2._base import code, positions
 from codemods.tf2 import fixed_values, hoist, symbols
-from codemods.tf2.syntax import (Replace, assignments, bound_names, is_literal, replace_names, walk_nodes,
-                                 walk_statements)
+from codemods.tf2.syntax import (Replace, assignments, bound_names, closed_under_calls, is_literal, replace_names,
+                                 walk_nodes, walk_statements)
 
 
 
@@ -426,15 +426,9 @@ def _calls_into(body, qualified, creators, defined) -> bool:
     return False
 
 
-def _state_making(tree: cst.Module, qualified, creators) -> set:
+def _state_making(tree: cst.Module, qualified, creators) -> frozenset:
     """The module's functions and classes that make state when called: those whose body calls a
     TensorFlow call that makes state, or another of them (to a fixed point). A function that only runs
     the session (`run_epoch(sess, ...)`) is not one: a loop calling it is not read as its passes."""
     defs = {st.name.value: st for st in tree.body if isinstance(st, (cst.FunctionDef, cst.ClassDef))}
-    making: set = set()
-    while True:
-        more = {name for name, st in defs.items()
-                if name not in making and _calls_into(st.body, qualified, creators, making)}
-        if not more:
-            return making
-        making |= more
+    return closed_under_calls(defs, lambda body, found: _calls_into(body, qualified, creators, found))
