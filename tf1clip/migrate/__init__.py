@@ -89,27 +89,32 @@ def main(argv: list[str], debug: bool = False) -> int:
         raise UsageError(f"--outtree {args.outtree} is the input tree itself; use --inplace to rewrite in place")
 
     work = tasks
-    results: list[FileResult] = []
+    processed: list[tuple[Task, FileResult]] = []
     progress = Progress(len([t for t in work if t.kind in ("python", "notebook")]))
     verifier = _Verifier(steps, args.strategy, len([t for t in work if t.kind == "python"])) if args.verify else None
     try:
         for task, result in zip(work, _run(work, jobs)):
             if verifier is not None:
                 result = verifier.check(task, result)
-            if mode == "inplace" and result.status == "changed":
-                _write_inplace(task, result)
-            elif mode == "outtree":
-                _write_outtree(task, result, outtree)  # type: ignore[arg-type]
-            if result.status == "changed" and mode == "diff":
-                print_diff(result.old_text or "", result.new_text or "", result.path)
-            results.append(result)
+            processed.append((task, result))
             if task.kind in ("python", "notebook"):
                 progress.step(task.display)
-            if task.kind not in ("other",) or task.explicit:
-                for line in result.lines():
-                    print(line, file=sys.stderr)
     finally:
         progress.close()
+    if args.to == "tf2":
+        _keep_together(processed)
+    results: list[FileResult] = []
+    for task, result in processed:
+        if mode == "inplace" and result.status == "changed":
+            _write_inplace(task, result)
+        elif mode == "outtree":
+            _write_outtree(task, result, outtree)  # type: ignore[arg-type]
+        if result.status == "changed" and mode == "diff":
+            print_diff(result.old_text or "", result.new_text or "", result.path)
+        results.append(result)
+        if task.kind not in ("other",) or task.explicit:
+            for line in result.lines():
+                print(line, file=sys.stderr)
     summary = summarize(results)
     print(summary_line(summary, mode), file=sys.stderr)
     if args.report:
@@ -164,6 +169,39 @@ class _Verifier:
                                                    "this is the compat tier's output"))
         fallback.human += [h for h in result.human if h not in fallback.human]
         return fallback
+
+
+# -- one tier per program ---------------------------------------------------------------------
+def _keep_together(processed: list) -> None:
+    """TF2-tier files that import graph code of the tree, or that graph code imports, go back to the
+    compat tier with the import chain as their reason (`tf1clip.migrate.together`)."""
+    import dataclasses
+
+    from tf1clip.migrate.together import ImportGraph, code_of, demotions, switches_graph_mode
+
+    at = {task.source: i for i, (task, _) in enumerate(processed) if task.kind in ("python", "notebook")}
+    if len(at) < 2:
+        return
+    codes = {}
+    for source, i in at.items():
+        task, result = processed[i]
+        text = result.new_text if result.status == "changed" else None
+        codes[source] = (task.display, code_of(source, task.kind, text))
+    graph = ImportGraph(codes)
+    graph_code = {source for source, (_, code) in codes.items() if switches_graph_mode(code)}
+    tf2 = {source for source, i in at.items()
+           if processed[i][1].status == "changed" and processed[i][1].tier == "tf2"}
+
+    def demote(source: str, why: str, line: int) -> bool:
+        task, before = processed[at[source]]
+        after = process(dataclasses.replace(task, to="compat", strategy=None))
+        after.tier = "compat"
+        after.human.insert(0, Item(line, "tier", f"not converted to the TF2 tier: {why}"))
+        processed[at[source]] = (task, after)
+        text = after.new_text if after.status == "changed" else None
+        return switches_graph_mode(code_of(source, task.kind, text))
+
+    demotions(graph, graph_code, tf2, demote)
 
 
 # -- processing ------------------------------------------------------------------------------
