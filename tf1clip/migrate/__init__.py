@@ -147,8 +147,6 @@ class _Verifier:
         self.options = parity_options() + (["--replicas", "2"] if strategy == "mirrored" else [])
 
     def check(self, task: Task, result: FileResult) -> FileResult:
-        import dataclasses
-
         from tf1clip.migrate.verify import verify, why_not
 
         if task.kind != "python" or result.status != "changed" or result.tier != "tf2":
@@ -162,21 +160,27 @@ class _Verifier:
         if entry["passed"]:
             result.parity = entry
             return result
-        fallback = process(dataclasses.replace(task, to="compat", strategy=None))
-        fallback.tier = "compat"
+        fallback = _compat_instead(task, Item(0, "verify", f"the TF2 tier's output was not kept: {why_not(entry)}; "
+                                                          "this is the compat tier's output"))
         fallback.parity = entry
-        fallback.human.insert(0, Item(0, "verify", f"the TF2 tier's output was not kept: {why_not(entry)}; "
-                                                   "this is the compat tier's output"))
         fallback.human += [h for h in result.human if h not in fallback.human]
         return fallback
 
 
 # -- one tier per program ---------------------------------------------------------------------
+def _compat_instead(task: Task, why: Item) -> FileResult:
+    """The compat tier's result for a file the TF2 tier's output cannot stand for, `why` first."""
+    import dataclasses
+
+    result = process(dataclasses.replace(task, to="compat", strategy=None))
+    result.tier = "compat"
+    result.human.insert(0, why)
+    return result
+
+
 def _keep_together(processed: list) -> None:
     """TF2-tier files that import graph code of the tree, or that graph code imports, go back to the
     compat tier with the import chain as their reason (`tf1clip.migrate.together`)."""
-    import dataclasses
-
     from tf1clip.migrate.together import ImportGraph, code_of, demotions, switches_graph_mode
 
     at = {task.source: i for i, (task, _) in enumerate(processed) if task.kind in ("python", "notebook")}
@@ -188,15 +192,13 @@ def _keep_together(processed: list) -> None:
         text = result.new_text if result.status == "changed" else None
         codes[source] = (task.display, code_of(source, task.kind, text))
     graph = ImportGraph(codes)
-    graph_code = {source for source, (_, code) in codes.items() if switches_graph_mode(code)}
+    graph_code = {source for source, module in graph.modules.items() if module.graph_code}
     tf2 = {source for source, i in at.items()
            if processed[i][1].status == "changed" and processed[i][1].tier == "tf2"}
 
     def demote(source: str, why: str, line: int) -> bool:
-        task, before = processed[at[source]]
-        after = process(dataclasses.replace(task, to="compat", strategy=None))
-        after.tier = "compat"
-        after.human.insert(0, Item(line, "tier", f"not converted to the TF2 tier: {why}"))
+        task = processed[at[source]][0]
+        after = _compat_instead(task, Item(line, "tier", f"not converted to the TF2 tier: {why}"))
         processed[at[source]] = (task, after)
         text = after.new_text if after.status == "changed" else None
         return switches_graph_mode(code_of(source, task.kind, text))

@@ -34,6 +34,7 @@ class Module:
     display: str
     path: str
     imports: dict = field(default_factory=dict)  # path of an imported tree file -> first line importing it
+    graph_code: bool = False                      # calls a graph-mode switch (`switches_graph_mode`)
 
 
 def code_of(path: str, kind: str, text: Optional[str] = None) -> str:
@@ -76,8 +77,10 @@ def _parse(code: str) -> Optional[ast.AST]:
 def switches_graph_mode(code: str) -> bool:
     """Does this code call one of TensorFlow's process-wide graph-mode switches?"""
     tree = _parse(code)
-    if tree is None:
-        return False
+    return tree is not None and _switches(tree)
+
+
+def _switches(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
@@ -99,18 +102,13 @@ class ImportGraph:
             tree = _parse(code)
             if tree is not None:
                 self._read(self.modules[path], tree)
+                self.modules[path].graph_code = _switches(tree)
 
     def _file(self, folder: str, dotted: str) -> list:
-        """The tree's files that importing `dotted` from `folder` runs (packages' __init__ included)."""
-        parts = dotted.split(".")
+        """The tree's files that importing `dotted` from `folder` runs (packages' __init__ included):
+        found in `folder` or the nearest folder above it that has them."""
         for _ in range(_PARENTS + 1):
-            found = []
-            for k in range(1, len(parts) + 1):
-                base = os.path.join(folder, *parts[:k])
-                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                    if candidate in self.paths:
-                        found.append(candidate)
-                        break
+            found = self._relative(folder, dotted)
             if found:
                 return found
             parent = os.path.dirname(folder)
@@ -149,6 +147,7 @@ class ImportGraph:
                         module.imports.setdefault(path, node.lineno)
 
     def _relative(self, base: str, dotted: str) -> list:
+        """The tree's files that `dotted` names under the folder `base` (each package's __init__)."""
         parts, found = dotted.split("."), []
         for k in range(1, len(parts) + 1):
             stem = os.path.join(base, *parts[:k])
