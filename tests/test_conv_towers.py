@@ -4,8 +4,9 @@ Training and evaluation towers on 1, 2 and 4 logical devices (soft-placed on the
 make exactly the one-tower variable set and, splitting one batch in equal parts, train as
 one tower does on the whole batch (the average of equal splits' mean-loss gradients is the
 whole batch's gradient). The compat migration prints the same lines and passes parity. A
-tower fed 0 rows, which oneDNN's convolution gets wrong, stops with one line naming it, and
-runs as TF 1.x did with TensorFlow's own kernels. Real subprocesses, real TensorFlow.
+tower fed 0 rows, which oneDNN's convolution gets wrong on some machines, stops with one line
+naming it, and runs as TF 1.x did with TensorFlow's own kernels. Real subprocesses, real
+TensorFlow.
 """
 from __future__ import annotations
 
@@ -111,10 +112,30 @@ def test_compat_migration_prints_the_same_lines_and_passes_parity(tmp_path, no_d
     assert "ConvNet/dense_1/kernel:0: 0  ok" in parity.stdout
 
 
-def test_an_empty_tower_stops_in_one_line_and_runs_with_tensorflows_own_kernels():
-    # 4 rows fed to 4 towers of 2: towers 2 and 3 get 0 rows
-    proc = run_tf1clip("run", FIXTURE, "--rows", "4", "--dropout", "0", "4")
-    assert proc.returncode == 2
+def test_an_empty_tower_stops_in_one_line_or_runs_as_tf1_did():
+    # 4 rows fed to 4 towers of 2: towers 2 and 3 get 0 rows. Whether oneDNN's convolution gets the
+    # empty batch wrong depends on the machine (its build and the CPU's instruction set, seen once
+    # to run right on a CI machine): with oneDNN asked for, tf1clip either names the defect in one
+    # line or, where the kernels got it right, prints what TensorFlow's own kernels print.
+    proc = run_tf1clip("run", FIXTURE, "--rows", "4", "--dropout", "0", "4", "1",
+                       env={"TF_ENABLE_ONEDNN_OPTS": "1"})
+    # TF 1.x ran it: the empty towers' mean loss is NaN and their gradients are zeros, so the
+    # update is Adam's on half the 4-row gradient, which is the one-tower update up to epsilon
+    ran = run_tf1clip("run", FIXTURE, "--rows", "4", "--dropout", "0", "4", "1",
+                      env={"TF_ENABLE_ONEDNN_OPTS": "0"})
+    assert ran.returncode == 0, tail(ran.stderr)
+    (four, _, four_steps, _), (one, _, one_steps, _) = _parse(ran.stdout)
+    assert (four, one) == (4, 1)
+    assert all(math.isnan(loss) for loss, _, _ in four_steps)
+    assert not any(math.isnan(loss) for loss, _, _ in one_steps)
+    for got, want in zip(four_steps, one_steps):
+        assert got[1:] == pytest.approx(want[1:], rel=1e-3)
+    if proc.returncode == 0:
+        flat = [x for run in _parse(proc.stdout) for step in run[2] for x in step]
+        want = [x for steps in (four_steps, one_steps) for step in steps for x in step]
+        assert flat == pytest.approx(want, rel=1e-5, nan_ok=True)
+        return
+    assert proc.returncode == 2, tail(proc.stderr)
     notes = [line for line in stderr_lines(proc) if line.startswith(str(FIXTURE))]
     # the empty towers' ops are unordered (TF 1.x too): either one's training copy stops first
     run_line = line_of(FIXTURE.read_text(), "_, value = sess.run([train_op, mean_loss], feed)")
@@ -127,17 +148,6 @@ def test_an_empty_tower_stops_in_one_line_and_runs_with_tensorflows_own_kernels(
         "size; feed every tower rows, or run with TF_ENABLE_ONEDNN_OPTS=0 (TensorFlow's own kernels, as "
         "TF 1.x used)")
     assert "Traceback" not in proc.stderr
-    # TF 1.x ran it: the empty towers' mean loss is NaN and their gradients are zeros, so the
-    # update is Adam's on half the 4-row gradient, which is the one-tower update up to epsilon
-    ran = run_tf1clip("run", FIXTURE, "--rows", "4", "--dropout", "0", "4", "1",
-                      env={"TF_ENABLE_ONEDNN_OPTS": "0"})
-    assert ran.returncode == 0, tail(ran.stderr)
-    (four, _, four_steps, _), (one, _, one_steps, _) = _parse(ran.stdout)
-    assert (four, one) == (4, 1)
-    assert all(math.isnan(loss) for loss, _, _ in four_steps)
-    assert not any(math.isnan(loss) for loss, _, _ in one_steps)
-    for got, want in zip(four_steps, one_steps):
-        assert got[1:] == pytest.approx(want[1:], rel=1e-3)
 
 
 def test_a_depth_the_graph_does_not_know_keeps_tensorflows_error(tmp_path):
