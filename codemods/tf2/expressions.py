@@ -16,7 +16,7 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import constructs, elements, flags, rnn_cells, session
+from codemods.tf2 import constructs, elements, flags, item_uses, rnn_cells, session
 from codemods.tf2.call_site import CallSite
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
                                 SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
@@ -251,6 +251,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if name in STATIC or name == "print" and "print" not in self.env:  # the statement decides on a print
             return HOST, updated
         if name in STRUCTURAL and name not in self.env:
+            return Tensor(), updated
+        if name in item_uses.ARITHMETIC and name not in self.env and self.tr.names.raw(original.func) is None:
             return Tensor(), updated
         what = name or self.tr.code(original.func)
         self.tr.refuse(f"`{what}(...)` is given graph values while the graph is built: TF 2 has no symbolic "

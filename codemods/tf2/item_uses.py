@@ -33,8 +33,10 @@ from codemods.tf2.syntax import MUTATORS, target_names
 from codemods.tf2.reaching import target_nodes
 
 STRUCTURAL = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "len", "isinstance", "id"})
-# host functions that may be given variables: structure, counting, and `sum` (arithmetic)
-KEPT_CALLS = STRUCTURAL | {"iter", "next", "range", "sum"}
+# builtins that call the tensor's own operator (`abs(t)` is `t.__abs__()`, `pow(a, b)` is `a ** b`)
+ARITHMETIC = frozenset({"abs", "pow"})
+# host functions that may be given variables: structure, counting, and arithmetic (`sum`, `abs`, `pow`)
+KEPT_CALLS = STRUCTURAL | ARITHMETIC | {"iter", "next", "range", "sum"}
 # those whose result holds what they were given
 PASS_THROUGH = frozenset({"zip", "enumerate", "list", "tuple", "reversed", "iter", "next", "sum"})
 # host functions that order, hash, name or pick TensorFlow objects (by a key that may read their names)
@@ -177,6 +179,8 @@ def _argument(call: cst.Call, arg: cst.Arg, what: str, ctx: tuple):
         if func.value in ("len", "isinstance", "id"):
             return None
         return _context(call, ctx)  # its items are the item's: where do they go
+    if isinstance(func, cst.Name) and func.value in ARITHMETIC and func.value not in rebound:
+        return None  # the item's value through its own operator: a new tensor, as `-v` is
     if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
         receiver = func.value.value if isinstance(func.value, cst.Name) else None
         if local is not None and receiver not in local:

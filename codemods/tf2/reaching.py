@@ -321,11 +321,11 @@ def target_nodes(target) -> list:
 
 
 def free_names(definition: cst.FunctionDef) -> set:
-    """The names a function reads that it does not bind itself (CPython's symbol tables; libcst's
-    ScopeProvider for a text CPython rejects)."""
+    """The names a function reads that it does not bind itself, builtins included: the module may bind
+    them (CPython's symbol tables; libcst's ScopeProvider for a text CPython rejects)."""
     module = cst.Module(body=[definition])
     try:
-        return symbols.free_names(module.code, module_bound_too=True)
+        return symbols.free_names(module.code, module_bound_too=True, builtins_too=True)
     except SyntaxError:
         pass
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)

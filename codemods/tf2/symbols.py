@@ -71,13 +71,16 @@ def first_read(source: str, name: str) -> int:
     return min(lines) if lines else 0
 
 
-def free_names(function_source: str, module_bound_too: bool = False) -> set:
+def free_names(function_source: str, module_bound_too: bool = False, builtins_too: bool = False) -> set:
     """The names a function (given as the text of its definition alone: decorators, defaults and
     annotations included) reads that neither it nor a function inside it binds; builtins left out.
     `module_bound_too`: also the names that resolve to the module level the definition makes: its
-    own name, and names it declares `global` and assigns."""
+    own name, and names it declares `global` and assigns. `builtins_too`: builtins kept (a module
+    that binds `abs` or `sum` makes them its globals)."""
     top = symtable.symtable(function_source, "<function>", "exec")
     reads = _global_reads(top)
+    if builtins_too:
+        return reads
     bound = _bound_at_module(top)
     return reads - (BUILTINS - bound) if module_bound_too else reads - bound - BUILTINS
 

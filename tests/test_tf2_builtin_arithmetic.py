@@ -1,0 +1,97 @@
+"""Python's `abs` and `pow` given graph values in the TF2 tier: they call the tensor's own operators
+(`abs(t)` is `t.__abs__()`, i.e. `tf.abs`; `pow(a, b)` is `a ** b`), so TF 1.x built ops with them, and
+the step builds the same ops when traced. Real code: the `lrelu` of many 2016-2017 GANs and autoencoders
+(`f1 * x + f2 * abs(x)`), an L1 term over `tf.trainable_variables()`. Each variant prints what the
+original printed (`tf1clip run`) and trains like it (`tf1clip parity`). A module that binds `abs` is
+read through that binding: `abs = tf.abs` converts; `from numpy import abs` and `abs = np.abs` before
+the graph stay refused (numpy's function on a symbolic tensor); rebinding the builtin after the graph is
+built is refused at that line (the step, traced later, would read the new binding)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_parity, run_python, run_tf1clip, tier_output
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from codemods.tf2.translator import translate  # noqa: E402
+
+SCRIPT = '''import numpy as np
+import tensorflow as tf
+{head}
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 1])
+W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
+V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
+{model}train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+{after}
+xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
+ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(3):
+        _, l = sess.run([train_op, loss], {{x: xs, y: ys}})
+        print("step", i, round(float(l), 5))
+    print([v.round(4).tolist() for v in sess.run([W, V])])
+'''
+LINEAR = "pred = tf.matmul(tf.matmul(x, W), V)\nloss = tf.reduce_mean(abs(pred - y))\n"
+CONVERTS = {
+    # a helper in a variable scope, as pkmital's and carpedm20's GANs wrote it
+    "lrelu_in_a_scope": ("", '''def lrelu(t, leak=0.2, name="lrelu"):
+    with tf.variable_scope(name):
+        f1 = 0.5 * (1 + leak)
+        f2 = 0.5 * (1 - leak)
+        return f1 * t + f2 * abs(t)
+h = lrelu(tf.matmul(x, W))
+loss = tf.reduce_mean(tf.square(tf.matmul(h, V) - y))
+'''),
+    "pow_in_the_loss": ("", '''pred = tf.matmul(tf.nn.relu(tf.matmul(x, W)), V)
+loss = tf.reduce_mean(pow(pred - y, 2)) + 0.01 * pow(tf.reduce_sum(W), 2)
+'''),
+    # a generator over the trainable variables, and a list over a dict's values
+    "l1_over_trainables_and_a_dict": ("", '''weights = {"W": W, "V": V}
+pred = tf.matmul(tf.tanh(tf.matmul(x, weights["W"])), weights["V"])
+l1 = sum(tf.reduce_sum(abs(v)) for v in tf.trainable_variables())
+penalty = sum([tf.reduce_sum(abs(w)) for w in weights.values()])
+loss = tf.reduce_mean(tf.square(pred - y)) + 0.01 * l1 + 0.001 * penalty
+'''),
+    "abs_bound_to_tf_abs": ("abs = tf.abs\n", LINEAR),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(CONVERTS))
+def test_abs_and_pow_on_graph_values_convert_and_train_like_tf1(variant, tmp_path):
+    head, model = CONVERTS[variant]
+    text = SCRIPT.format(head=head, model=model, after="")
+    out = tier_output(text)
+    (tmp_path / "old.py").write_text(text)
+    (tmp_path / "new.py").write_text(out)
+    old = run_tf1clip("run", tmp_path / "old.py", cwd=tmp_path)
+    new = run_python(tmp_path / "new.py", cwd=tmp_path)
+    assert old.returncode == 0 and new.returncode == 0, old.stderr[-2000:] + new.stderr[-2000:]
+    assert len(old.stdout.splitlines()) == 4 and new.stdout == old.stdout
+    assert_parity(tmp_path, text, out)
+
+
+def _refusal(head: str, after: str = "") -> str:
+    result = translate(SCRIPT.format(head=head, model=LINEAR, after=after), "t.py")
+    assert result.text is None
+    (note,) = [n for n in result.notes if n.kind == "human"]
+    return f"{note.line}: {note.message}"
+
+
+def test_a_module_that_binds_abs_to_numpy_is_refused_where_the_graph_reads_it():
+    # line 10 is the loss, the first statement calling abs on a graph value (the head takes line 3)
+    for head in ("from numpy import abs\n", "abs = np.abs\n"):
+        assert _refusal(head) == ("10: not converted to the TF2 tier: `abs(...)` is given graph values while the graph "
+                                  "is built: TF 2 has no symbolic tensors outside a step function")
+
+
+def test_abs_bound_again_after_the_graph_is_refused_at_that_line():
+    # TF 1.x built tf.abs at line 9; the step, traced after line 11, would call numpy's abs on a symbolic tensor
+    assert _refusal("", after="abs = np.abs\n") == (
+        "11: not converted to the TF2 tier: `abs` is bound again at line 11 after TF 1.x built the graph that "
+        "reads it (line 9): TF 1.x kept the value it had there, the TF 2 step (traced at line 17) would read the "
+        "later binding")
