@@ -240,3 +240,23 @@ def closed_under_calls(defs: dict, reaches) -> frozenset:
         if not more:
             return frozenset(found)
         found |= more
+
+
+def replace_statements(node, mapping: dict):
+    """`node` with each statement that is a key of `mapping` (in any block under it) replaced by its value.
+    Only the blocks and statements that hold a replaced one are new objects: every other node is the same
+    object, so what is known of it by identity (its line) still holds."""
+    if node in mapping:
+        return mapping[node]
+    changes = {}
+    for name in ("body", "orelse", "finalbody", "handlers"):
+        child = getattr(node, name, None)
+        if isinstance(child, (list, tuple)):  # a module's body, a try's handlers
+            new = [replace_statements(c, mapping) for c in child]
+            if any(a is not b for a, b in zip(new, child)):
+                changes[name] = new
+        elif isinstance(child, cst.CSTNode):
+            new = replace_statements(child, mapping)
+            if new is not child:
+                changes[name] = new
+    return node.with_changes(**changes) if changes else node

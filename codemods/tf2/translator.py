@@ -42,6 +42,7 @@ def translate(text: str, filename: str = "<string>") -> Result:
     written = module
     line_map = None
     unrolled: list = []
+    loops: list = []
     try:
         names, module = ImportTable.read(module)
         written = module  # the input, as written (lines of refusals are its lines)
@@ -55,12 +56,14 @@ def translate(text: str, filename: str = "<string>") -> Result:
         if usage.verdict != "tf1-eager":  # graph code: what other modules may add to TF 1.x's graph
             callees.check(text, filename, names.import_targets, names.unbound)
             # loops making state → their passes; graph helpers called inside expressions → statements first
-            module, line_map, loops, hoisted = unroll.module(module, text, names, CREATORS)
+            module, line_map, loops, hoisted, lambdas = unroll.module(module, text, names, CREATORS)
             unrolled = [Note(line, RULE, "change", f"a loop that makes state, over values fixed in the file → its "
                              f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
                         for line, passes in loops]
             unrolled += [Note(line, RULE, "change", f"`{helper}(...)` inside an expression → its own statement "
                               f"first (Python ran it before the rest of the statement)") for line, helper in hoisted]
+            unrolled += [Note(line, RULE, "change", f"`{name} = lambda ...` → `def {name}(...)`, the same function "
+                              f"(PEP 8's spelling), read as the script's other helpers") for line, name in lambdas]
             if line_map is not None:  # read as the program it is; every line said is the input's
                 names, module = ImportTable.read(module)
         # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read
@@ -82,14 +85,14 @@ def translate(text: str, filename: str = "<string>") -> Result:
     except Refuse as exc:
         notes = list(translator.notes) if translator is not None else []
         line = exc.line if getattr(exc, "of_input", False) else _input_line(exc.line, line_map)
-        return Result(None, [*unrolled, *_input_lines(notes, line_map),
-                             Note(line, RULE, "human", f"not converted to the TF2 tier: {_said(exc.reason, line_map)}")])
+        return Result(None, [*unrolled, *_input_lines(notes, line_map, loops),
+                             Note(line, RULE, "human", f"not converted to the TF2 tier: {_said(exc.reason, line_map, loops)}")])
     except Exception as exc:  # noqa: BLE001 - a failure inside the tier is a refusal: compat fallback, never `error`
         notes = list(translator.notes) if translator is not None else []
-        return Result(None, [*unrolled, *_input_lines(notes, line_map),
+        return Result(None, [*unrolled, *_input_lines(notes, line_map, loops),
                              Note(_input_line(failure_line(exc, module), line_map), RULE, "human",
                                   f"not converted to the TF2 tier: {failure_reason(exc, RULE)}")])
-    notes = sorted({*unrolled, *_input_lines(translator.notes, line_map)}, key=lambda n: (n.line, n.message))
+    notes = sorted({*unrolled, *_input_lines(translator.notes, line_map, loops)}, key=lambda n: (n.line, n.message))
     return Result(code, notes)
 
 
@@ -98,18 +101,18 @@ def _input_line(line: int, line_map) -> int:
     return line if line_map is None else line_map.get(line, line)
 
 
-def _input_lines(notes, line_map) -> list:
+def _input_lines(notes, line_map, loops) -> list:
     return [n if line_map is None else dataclasses.replace(n, line=_input_line(n.line, line_map),
-                                                           message=_said(n.message, line_map)) for n in notes]
+                                                           message=_said(n.message, line_map, loops)) for n in notes]
 
 
-def _said(message: str, line_map) -> str:
+def _said(message: str, line_map, loops) -> str:
     """A message about the program read, about the input: its `line N` are the input's lines, and a
-    message about a loop read as its passes says so."""
+    message about a program where loops were read as their passes (`loops`) says so."""
     if line_map is None:
         return message
     said = re.sub(r"\b(lines?) (\d+)", lambda m: f"{m.group(1)} {_input_line(int(m.group(2)), line_map)}", message)
-    if said != message:
+    if said != message and loops:
         said += " (a loop that makes state was read as its passes, each one a copy of its body at the loop's lines)"
     return said
 

@@ -39,7 +39,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from codemods.tf2._base import code, positions
-from codemods.tf2 import fixed_values, hoist, symbols
+from codemods.tf2 import fixed_values, hoist, named_lambdas, symbols
 from codemods.tf2.syntax import (Replace, assignments, bound_names, closed_under_calls, is_literal, replace_names,
                                  walk_nodes, walk_statements)
 
@@ -82,17 +82,20 @@ class _File:
 
 
 def module(tree: cst.Module, source: str, names, creators) -> tuple:
-    """(`tree` with every loop that makes state over values fixed in the file read as its passes and every
-    graph helper called inside an expression read first (`hoist`), a map from the lines of the new program
-    to the lines of `tree`, [(line, passes)] of those loops, [(line, helper)] of those calls), or
-    (`tree`, None, [], []) when there is none. `names`: the file's ImportTable (the lines of `tree`'s nodes); `creators`: the canonical names
+    """(`tree` with every loop that makes state over values fixed in the file read as its passes, every
+    graph helper called inside an expression read first (`hoist`) and every lambda over TensorFlow bound to
+    a name read as its `def` (`named_lambdas`), a map from the lines of the new program to the lines of
+    `tree`, [(line, passes)] of those loops, [(line, helper)] of those calls, [(line, name)] of those
+    lambdas), or (`tree`, None, [], [], []) when there is none. `names`: the file's ImportTable (the lines of `tree`'s nodes); `creators`: the canonical names
     of the TensorFlow calls that make state. The new program is read as the file itself (its own lines,
     each statement one line of its own, as the analyses need); what is said about a line is said about
     the line of `tree` it comes from."""
+    tree, lambdas = named_lambdas.as_defs(tree, names.qualified)
+    lambdas = sorted((names.positions.get(st, 0), name) for st, name in lambdas)
     sites = symbols.binding_sites(source)
     graph_helpers = hoist.helpers(tree, names.qualified, sites)
-    if not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
-        return tree, None, [], []
+    if not lambdas and not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
+        return tree, None, [], [], []
     values: dict = {}
     for st in walk_statements(tree):
         for target, value in assignments(st):
@@ -102,8 +105,8 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     file = _File(fixed_values.Fixed(tree, sites, values), defined, dict(names.positions),
                  names.qualified, frozenset(creators), graph_helpers=graph_helpers)
     body, changed = _block(file, tree.body)
-    if not changed:
-        return tree, None, [], []
+    if not changed and not lambdas:
+        return tree, None, [], [], []
     new = tree.with_changes(body=body)
     line_map: dict = {}
     for node, pos in positions(new).items():
@@ -114,7 +117,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     for line in range(1, new.code.count("\n") + 2):
         last = line_map.get(line, last)
         filled[line] = last
-    return new, filled, sorted(file.unrolled), sorted(file.hoisted)
+    return new, filled, sorted(file.unrolled), sorted(file.hoisted), lambdas
 
 
 def _block(file: _File, stmts) -> tuple:
