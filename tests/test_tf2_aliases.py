@@ -9,7 +9,7 @@ that reaches the build; a binding the output still needs, to a symbol TF 2 lacks
 saying so."""
 import pytest
 
-from conftest import run_tf1clip
+from conftest import run_tf1clip, sampled
 from tf1clip.migrate.engine import migrate
 
 PROGRAM = '''import numpy as np
@@ -69,7 +69,9 @@ def test_a_symbol_through_a_name_converts(name):
         assert gone not in outcome.text, (gone, outcome.text)
 
 
-@pytest.mark.parametrize("name", ["optimizer_class", "read_in_a_helper", "rebound_after_the_build", "layer_function"])
+# parity on CI for a name rebound after the build and a layer function; all four in benchmarks/full_proofs.py
+@pytest.mark.parametrize("name", sampled(["optimizer_class", "read_in_a_helper", "rebound_after_the_build", "layer_function"],
+                                         ("rebound_after_the_build", "layer_function")))
 def test_a_symbol_through_a_name_trains_like_the_original(name, tmp_path):
     old, new = tmp_path / "old.py", tmp_path / "new.py"
     old.write_text(CONVERTED[name])

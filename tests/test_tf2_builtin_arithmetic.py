@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_parity, run_python, run_tf1clip, tier_output
+from conftest import assert_parity, run_python, run_tf1clip, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,6 +62,14 @@ loss = tf.reduce_mean(tf.square(pred - y)) + 0.01 * l1 + 0.001 * penalty
 
 
 @pytest.mark.parametrize("variant", sorted(CONVERTS))
+def test_abs_and_pow_on_graph_values_convert(variant):
+    head, model = CONVERTS[variant]
+    tier_output(SCRIPT.format(head=head, model=model, after=""))
+
+
+# run and parity on CI: the lrelu helper, and abs over the trainable variables and a dict's values; every
+# variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("lrelu_in_a_scope", "l1_over_trainables_and_a_dict")))
 def test_abs_and_pow_on_graph_values_convert_and_train_like_tf1(variant, tmp_path):
     head, model = CONVERTS[variant]
     text = SCRIPT.format(head=head, model=model, after="")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import assert_parity, refusal, run_tf1clip
+from conftest import assert_parity, refusal, run_tf1clip, sampled
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -110,6 +110,14 @@ w2 = tf.get_variable("w2", [8, 1], initializer=tf.constant_initializer(0.3))''',
 
 
 @pytest.mark.parametrize("variant", sorted(SCOPED))
+def test_a_scope_initializer_converts_wherever_it_is_read(variant):
+    assert translate(SCRIPT.format(model=SCOPED[variant]), "t.py").text is not None
+
+
+# parity --no-transfer on CI for four of them (inherited by an inner scope, rnn cells, slim, a function's
+# scope); every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(SCOPED), ("nested_inherits", "rnn_cells", "slim_layers",
+                                                             "in_a_function")))
 def test_a_scope_initializer_reaches_each_variable_made_without_one(variant, tmp_path):
     text = SCRIPT.format(model=SCOPED[variant])
     result = translate(text, "t.py")
@@ -141,22 +149,31 @@ h = tf.nn.tanh(tf.matmul(x, w1) + b1)
 w2 = tf.get_variable("w2", [8, 1], initializer={init})'''
 
 
-@pytest.mark.parametrize("init, tf2", [
+RANDOM_CLASSES = [
     ("tf.glorot_normal_initializer(seed=1)", "tf.keras.initializers.GlorotNormal(seed=1)"),
     ("tf.variance_scaling_initializer(2.0, mode='fan_avg', dtype=tf.float32)",
      "tf.keras.initializers.VarianceScaling(2.0, mode='fan_avg')"),
     ("tf.initializers.he_uniform()", "tf.keras.initializers.HeUniform()"),
     ("tf.initializers.lecun_normal()", "tf.keras.initializers.LecunNormal()"),
-])
-def test_random_initializers_are_written_as_their_tf2_classes_and_train_alike(init, tf2, tmp_path):
-    text = SCRIPT.format(model=RANDOM.format(init=init))
-    result = translate(text, "t.py")
+]
+
+
+@pytest.mark.parametrize("init, tf2", RANDOM_CLASSES)
+def test_random_initializers_are_written_as_their_tf2_classes(init, tf2):
+    result = translate(SCRIPT.format(model=RANDOM.format(init=init)), "t.py")
     assert result.text is not None, [n for n in result.notes if n.kind == "human"]
     assert 'w1 = tf.Variable(tf.keras.initializers.Orthogonal(gain=0.5)([6, 8], dtype=tf.float32), name="net/w1")' \
         in result.text
     assert f'w2 = tf.Variable({tf2}([8, 1], dtype=tf.float32), name="w2")' in result.text
     assert translate(result.text, "t.py").text == result.text
-    assert_parity(tmp_path, text, result.text)
+
+
+# the draws themselves are proven by their moments below; parity (from OLD's start values) on CI for one
+@pytest.mark.parametrize("init, tf2", sampled(RANDOM_CLASSES, ("tf.variance_scaling_initializer(2.0, mode='fan_avg', "
+                                                              "dtype=tf.float32)",), key=lambda case: case[0]))
+def test_random_initializers_written_as_their_tf2_classes_train_alike(init, tf2, tmp_path):
+    text = SCRIPT.format(model=RANDOM.format(init=init))
+    assert_parity(tmp_path, text, translate(text, "t.py").text)
 
 
 @pytest.mark.parametrize("model, line, reason", [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_parity, run_python, run_tf1clip
+from conftest import assert_parity, run_python, run_tf1clip, sampled
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -50,6 +50,13 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_joined_lists_convert(variant):
+    train, fetch = VARIANTS[variant]
+    assert translate(SCRIPT.format(train=train, fetch=fetch), "t.py").text is not None
+
+
+# run on CI: joined variables fetched and joined as a var_list; every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(VARIANTS), ("fetch_joined_variables", "var_list_joined")))
 def test_joined_lists_convert_and_run_like_tf1(variant, tmp_path):
     train, fetch = VARIANTS[variant]
     text = SCRIPT.format(train=train, fetch=fetch)

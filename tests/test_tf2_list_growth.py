@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_converts_and_trains_alike, refusal, run_python, run_tf1clip
+from conftest import assert_converts_and_trains_alike, refusal, run_python, run_tf1clip, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,6 +49,12 @@ AFTER = "print([v.shape for v in sess.run(params)])"
 
 
 @pytest.mark.parametrize("variant", sorted(FOLLOWED))
+def test_a_list_filled_with_variables_converts(variant):
+    tier_output(SCRIPT.format(fill=FOLLOWED[variant], after="    " + AFTER))
+
+
+# run and parity on CI: grown by append/extend, and made in a loop; every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(FOLLOWED), ("append_extend", "made_in_a_loop")))
 def test_a_list_filled_with_variables_is_followed_item_by_item(variant, tmp_path):
     text = SCRIPT.format(fill=FOLLOWED[variant], after="    " + AFTER)
     out = assert_converts_and_trains_alike(tmp_path, text)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import assert_converts_and_trains_alike, refusal, run_python
+from conftest import assert_converts_and_trains_alike, refusal, run_python, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -81,6 +81,15 @@ CONVERTED = {
 
 
 @pytest.mark.parametrize("variant", sorted(CONVERTED))
+def test_weighted_and_smoothed_losses_convert(variant):
+    script, loss = CONVERTED[variant]
+    tier_output(script.format(loss=loss))
+
+
+# parity on CI for one variant of each kind: a graph value as the weights, smoothing with positional
+# weights, sparse labels, TF 1.x's default reduction; every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(CONVERTED), ("a_fed_scalar", "softmax_smoothing_positional_weighted",
+                                                                "sparse_weighted", "sum_over_batch")))
 def test_weighted_and_smoothed_losses_train_like_tf1(variant, tmp_path):
     script, loss = CONVERTED[variant]
     assert_converts_and_trains_alike(tmp_path, script.format(loss=loss))
