@@ -100,6 +100,21 @@ def tier_output(text: str, name: str = "t.py") -> str:
     return result.text
 
 
+def assert_prints_and_trains_alike(folder: Path, text: str, lines: int) -> str:
+    """The TF2 tier converts `text` (idempotently); its output prints exactly what `tf1clip run` of `text`
+    prints (`lines` lines: the script's start values must be fixed in it) and passes `tf1clip parity`;
+    the output."""
+    out = tier_output(text)
+    (folder / "old.py").write_text(text)
+    (folder / "new.py").write_text(out)
+    old = run_tf1clip("run", folder / "old.py", cwd=folder)
+    new = run_python(folder / "new.py", cwd=folder)
+    assert old.returncode == 0 and new.returncode == 0, old.stderr[-2000:] + new.stderr[-2000:]
+    assert len(old.stdout.splitlines()) == lines and new.stdout == old.stdout
+    assert_parity(folder, text, out)
+    return out
+
+
 def assert_converts_and_trains_alike(folder: Path, text: str) -> str:
     """The TF2 tier converts `text` (idempotently) and its output passes `tf1clip parity`; the output."""
     out = tier_output(text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_parity, run_python, run_tf1clip, sampled, tier_output
+from conftest import assert_prints_and_trains_alike, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -72,15 +72,7 @@ def test_abs_and_pow_on_graph_values_convert(variant):
 @pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("lrelu_in_a_scope", "l1_over_trainables_and_a_dict")))
 def test_abs_and_pow_on_graph_values_convert_and_train_like_tf1(variant, tmp_path):
     head, model = CONVERTS[variant]
-    text = SCRIPT.format(head=head, model=model, after="")
-    out = tier_output(text)
-    (tmp_path / "old.py").write_text(text)
-    (tmp_path / "new.py").write_text(out)
-    old = run_tf1clip("run", tmp_path / "old.py", cwd=tmp_path)
-    new = run_python(tmp_path / "new.py", cwd=tmp_path)
-    assert old.returncode == 0 and new.returncode == 0, old.stderr[-2000:] + new.stderr[-2000:]
-    assert len(old.stdout.splitlines()) == 4 and new.stdout == old.stdout
-    assert_parity(tmp_path, text, out)
+    assert_prints_and_trains_alike(tmp_path, SCRIPT.format(head=head, model=model, after=""), 4)
 
 
 def _refusal(head: str, after: str = "") -> str:

@@ -1,19 +1,20 @@
 """A lambda over TensorFlow bound to a name (`lrelu = lambda t: tf.maximum(t, 0.2 * t)`) in the TF2 tier:
 Python makes the same function as from the `def` spelling, so the tier reads it as that `def`
 (`codemods/tf2/named_lambdas.py`) and every rule of the script's helpers applies to it. Variants: bound
-in the module, in a model-building function, in a class body; reading TensorFlow through an alias; given
-to `tf.layers.dense` as its activation; making state (read at each call, as TF 1.x built it); called
-inside another expression. Each prints what the original printed (`tf1clip run`) and trains like it
+in the module, in a model-building function (`tests/test_tf2_local_functions.py` has the `def`
+spelling); reading TensorFlow through an alias; given to `tf.layers.dense` as its activation; making
+state (read at each call, as TF 1.x built it); called inside another expression. Each prints what the original printed (`tf1clip run`) and trains like it
 (`tf1clip parity`). Refused, with a true reason: the name bound again after the graph is built (the
 step, traced later, would call the new function); a lambda whose parameter is named like the
-TensorFlow import (not rewritten: it is not TensorFlow it reads)."""
+TensorFlow import (not rewritten: it is not TensorFlow it reads); and, as its `def` spelling, one in a
+class body called through the class."""
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import assert_parity, run_python, run_tf1clip, sampled, tier_output
+from conftest import assert_prints_and_trains_alike, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,6 +47,11 @@ LRELU = "lrelu = lambda t, leak=0.2: tf.maximum(t, leak * t)\n"
 CONVERTS = {
     "in_the_module": (LRELU, "h = lrelu(tf.matmul(x, W))\nloss = tf.reduce_mean(tf.square(tf.matmul(h, V) - y))\n"),
     "called_inside_an_expression": (LRELU, "loss = tf.reduce_mean(tf.square(tf.matmul(lrelu(tf.matmul(x, W)), V) - y))\n"),
+    "in_a_model_function": ("", '''def model(inp):
+    act = lambda t: tf.nn.relu(t) - 0.1 * tf.nn.relu(-t)
+    return tf.matmul(act(tf.matmul(inp, W)), V)
+loss = tf.reduce_mean(tf.square(model(x) - y))
+'''),
     "through_an_alias": ("from tensorflow import maximum as mx\nlrelu = lambda t: mx(t, 0.1 * t)\n",
                          "loss = tf.reduce_mean(tf.square(tf.matmul(lrelu(tf.matmul(x, W)), V) - y))\n"),
     "as_an_activation": (LRELU, '''h = tf.layers.dense(tf.matmul(x, W), 5, activation=lrelu,
@@ -72,16 +78,7 @@ def test_a_named_lambda_over_tensorflow_converts(variant):
 @pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("in_the_module", "making_state")))
 def test_a_named_lambda_over_tensorflow_converts_and_trains_like_tf1(variant, tmp_path):
     head, model = CONVERTS[variant]
-    text = SCRIPT.format(head=head, model=model, after="")
-    out = tier_output(text)
-    assert "lambda" not in out
-    (tmp_path / "old.py").write_text(text)
-    (tmp_path / "new.py").write_text(out)
-    old = run_tf1clip("run", tmp_path / "old.py", cwd=tmp_path)
-    new = run_python(tmp_path / "new.py", cwd=tmp_path)
-    assert old.returncode == 0 and new.returncode == 0, old.stderr[-2000:] + new.stderr[-2000:]
-    assert len(old.stdout.splitlines()) == 4 and new.stdout == old.stdout
-    assert_parity(tmp_path, text, out)
+    assert "lambda" not in assert_prints_and_trains_alike(tmp_path, SCRIPT.format(head=head, model=model, after=""), 4)
 
 
 def test_the_lambda_is_said_at_its_own_line():
@@ -115,14 +112,9 @@ def test_a_lambda_whose_parameter_is_named_tf_is_not_read_as_tensorflow():
                                  ImportTable.read(cst.parse_module("import tensorflow as tf\n"))[0].qualified)[1] == []
 
 
-# Functions the tier does not follow yet, in either spelling: a function defined inside a helper, and one
-# in a class body called through the class. The lambda is refused exactly as its `def` is.
+# Functions the tier does not follow yet, in either spelling: one in a class body called through the
+# class. The lambda is refused exactly as its `def` is.
 NOT_FOLLOWED = {
-    "in_a_model_function": ("", '''def model(inp):
-    act = lambda t: tf.nn.relu(t) - 0.1 * tf.nn.relu(-t)
-    return tf.matmul(act(tf.matmul(inp, W)), V)
-loss = tf.reduce_mean(tf.square(model(x) - y))
-'''),
     "in_a_class_body": ('''class Acts:
     lrelu = lambda t: tf.maximum(t, 0.3 * t)
 ''', "loss = tf.reduce_mean(tf.square(tf.matmul(Acts.lrelu(tf.matmul(x, W)), V) - y))\n"),

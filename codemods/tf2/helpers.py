@@ -231,6 +231,7 @@ class Functions:
         env = dict(self.tr.env)
         for p in function_locals(fn):
             env[p] = Tensor()
+        env.update(_local_functions(fn))
         ev = Evaluator(self.tr, env)
         saved_line = self.tr.line
         self.tr.line = self.tr.line_of(fn)
@@ -239,3 +240,13 @@ class Functions:
         if self.tr.pending:
             self.tr.refuse(f"helper `{fn.name.value}` creates state where it is not read as a call")
         return fn.with_changes(body=body)
+
+
+def _local_functions(fn: cst.FunctionDef) -> dict:
+    """The functions `fn`'s body defines by a `def` of its own block and binds nowhere else (a helper's
+    `def act(t): ...`, or a lambda bound to a name, read as its `def`): name → Func. The helper is kept
+    and runs inside the steps, so such a function runs there too, each time the helper does."""
+    defs = [st for st in fn.body.body if isinstance(st, cst.FunctionDef)]
+    names = [st.name.value for st in defs]
+    other = function_locals(fn)
+    return {st.name.value: Func(st) for st in defs if names.count(st.name.value) == 1 and st.name.value not in other}
