@@ -100,6 +100,29 @@ def tier_output(text: str, name: str = "t.py") -> str:
     return result.text
 
 
+# A small TF 1.x training script with fixed start values, for constructs written into it: `head` after the
+# imports (line 3), `model` binding `loss` from `x`, `y`, `W`, `V`, `after` after the update op. It prints
+# 4 lines: three losses, then the number of trainable variables and the final W and V.
+SMALL_TRAINING = '''import numpy as np
+import tensorflow as tf
+{head}
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 1])
+W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
+V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
+{model}train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+{after}
+xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
+ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(3):
+        _, l = sess.run([train_op, loss], {{x: xs, y: ys}})
+        print("step", i, round(float(l), 5))
+    print(len(tf.trainable_variables()), [v.round(4).tolist() for v in sess.run([W, V])])
+'''
+
+
 def assert_prints_and_trains_alike(folder: Path, text: str, lines: int) -> str:
     """The TF2 tier converts `text` (idempotently); its output prints exactly what `tf1clip run` of `text`
     prints (`lines` lines: the script's start values must be fixed in it) and passes `tf1clip parity`;

@@ -11,31 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_prints_and_trains_alike, sampled, tier_output
+from conftest import SMALL_TRAINING, assert_prints_and_trains_alike, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from codemods.tf2.translator import translate  # noqa: E402
 
-SCRIPT = '''import numpy as np
-import tensorflow as tf
-{head}
-x = tf.placeholder(tf.float32, [None, 4])
-y = tf.placeholder(tf.float32, [None, 1])
-W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
-V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
-{model}train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
-{after}
-xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
-ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    for i in range(3):
-        _, l = sess.run([train_op, loss], {{x: xs, y: ys}})
-        print("step", i, round(float(l), 5))
-    print([v.round(4).tolist() for v in sess.run([W, V])])
-'''
+SCRIPT = SMALL_TRAINING
 LINEAR = "pred = tf.matmul(tf.matmul(x, W), V)\nloss = tf.reduce_mean(abs(pred - y))\n"
 CONVERTS = {
     # a helper in a variable scope, as pkmital's and carpedm20's GANs wrote it

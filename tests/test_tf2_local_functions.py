@@ -12,36 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_prints_and_trains_alike, sampled, tier_output
+from conftest import SMALL_TRAINING, assert_prints_and_trains_alike, sampled, tier_output
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from codemods.tf2.translator import translate  # noqa: E402
 
-SCRIPT = '''import numpy as np
-import tensorflow as tf
-x = tf.placeholder(tf.float32, [None, 4])
-y = tf.placeholder(tf.float32, [None, 1])
-W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
-V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
-{model}loss = tf.reduce_mean(tf.square(pred - y))
-train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
-xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
-ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    for i in range(3):
-        _, l = sess.run([train_op, loss], {{x: xs, y: ys}})
-        print("step", i, round(float(l), 5))
-    print([v.round(4).tolist() for v in sess.run([W, V])])
-'''
+SCRIPT = SMALL_TRAINING
 CONVERTS = {
     "a_nested_def": '''def model(inp):
     def act(t):
         return tf.nn.relu(t) - 0.1 * tf.nn.relu(-t)
     return tf.matmul(act(tf.matmul(inp, W)), V)
 pred = model(x)
+loss = tf.reduce_mean(tf.square(pred - y))
 ''',
     "a_closure_over_a_parameter": '''def model(inp, alpha):
     def act(t):
@@ -49,19 +34,21 @@ pred = model(x)
     h = act(tf.matmul(inp, W))
     return tf.matmul(act(h), V)
 pred = model(x, 0.2)
+loss = tf.reduce_mean(tf.square(pred - y))
 ''',
     "tf1_api_inside": '''def model(inp):
     def norm(t):
         return t / (tf.reduce_sum(tf.abs(t), reduction_indices=1, keep_dims=True) + 1.0)
     return tf.matmul(norm(tf.matmul(inp, W)), V)
 pred = model(x)
+loss = tf.reduce_mean(tf.square(pred - y))
 ''',
 }
 
 
 @pytest.mark.parametrize("variant", sorted(CONVERTS))
 def test_a_function_defined_in_a_helper_converts_with_it(variant):
-    out = tier_output(SCRIPT.format(model=CONVERTS[variant]))
+    out = tier_output(SCRIPT.format(head="", after="", model=CONVERTS[variant]))
     assert "    def " in out  # kept inside the helper
     assert "reduction_indices" not in out and "keep_dims" not in out
 
@@ -70,23 +57,26 @@ def test_a_function_defined_in_a_helper_converts_with_it(variant):
 # benchmarks/full_proofs.py
 @pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("a_nested_def", "tf1_api_inside")))
 def test_a_function_defined_in_a_helper_trains_like_tf1(variant, tmp_path):
-    assert_prints_and_trains_alike(tmp_path, SCRIPT.format(model=CONVERTS[variant]), 4)
+    assert_prints_and_trains_alike(tmp_path, SCRIPT.format(head="", after="", model=CONVERTS[variant]), 4)
 
 
 def _refusal(model: str) -> str:
-    result = translate(SCRIPT.format(model=model), "t.py")
+    result = translate(SCRIPT.format(head="", after="", model=model), "t.py")
     assert result.text is None
     (note,) = [n for n in result.notes if n.kind == "human"]
     return f"{note.line}: {note.message}"
 
 
 def test_a_local_function_that_makes_state_is_refused_naming_it():
-    assert _refusal('''def model(inp):
+    model = '''def model(inp):
     def dense(h, n):
         return tf.layers.dense(h, n, kernel_initializer=tf.constant_initializer(0.1))
     return dense(tf.matmul(inp, W), 1)
 pred = model(x)
-''') == "8: not converted to the TF2 tier: helper `model`: `def dense(h, n):` inside it is not read at its calls"
+loss = tf.reduce_mean(tf.square(pred - y))
+'''
+    line = SCRIPT.format(head="", after="", model=model).splitlines().index("    def dense(h, n):") + 1
+    assert _refusal(model) == f"{line}: not converted to the TF2 tier: helper `model`: `def dense(h, n):` inside it is not read at its calls"
 
 
 def test_a_local_function_bound_again_in_the_helper_is_not_followed():
@@ -97,5 +87,6 @@ def test_a_local_function_bound_again_in_the_helper_is_not_followed():
         act = tf.nn.tanh
     return tf.matmul(act(tf.matmul(inp, W)), V)
 pred = model(x)
+loss = tf.reduce_mean(tf.square(pred - y))
 ''')
     assert "`act(...)` is given graph values" in refusal, refusal

@@ -229,9 +229,10 @@ class Functions:
     def rewrite(self, fn: cst.FunctionDef) -> cst.FunctionDef:
         """A helper kept as it is: its TensorFlow calls in their TF 2 form."""
         env = dict(self.tr.env)
-        for p in function_locals(fn):
+        local = function_locals(fn)
+        for p in local:
             env[p] = Tensor()
-        env.update(_local_functions(fn))
+        env.update(_local_functions(fn, local))
         ev = Evaluator(self.tr, env)
         saved_line = self.tr.line
         self.tr.line = self.tr.line_of(fn)
@@ -242,11 +243,11 @@ class Functions:
         return fn.with_changes(body=body)
 
 
-def _local_functions(fn: cst.FunctionDef) -> dict:
-    """The functions `fn`'s body defines by a `def` of its own block and binds nowhere else (a helper's
+def _local_functions(fn: cst.FunctionDef, local: set) -> dict:
+    """The functions `fn`'s body defines by a `def` of its own block and binds nowhere else (`local`: the
+    names its body binds otherwise, `function_locals`; a helper's
     `def act(t): ...`, or a lambda bound to a name, read as its `def`): name → Func. The helper is kept
     and runs inside the steps, so such a function runs there too, each time the helper does."""
     defs = [st for st in fn.body.body if isinstance(st, cst.FunctionDef)]
     names = [st.name.value for st in defs]
-    other = function_locals(fn)
-    return {st.name.value: Func(st) for st in defs if names.count(st.name.value) == 1 and st.name.value not in other}
+    return {st.name.value: Func(st) for st in defs if names.count(st.name.value) == 1 and st.name.value not in local}

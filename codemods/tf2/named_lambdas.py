@@ -24,7 +24,7 @@ from typing import Callable
 
 import libcst as cst
 
-from codemods.tf2.syntax import replace_statements, walk_statements
+from codemods.tf2.syntax import parameter_names, replace_statements, walk_nodes, walk_statements
 
 TENSORFLOW = ("tensorflow", "tf_slim")
 
@@ -50,31 +50,7 @@ def as_defs(tree: cst.Module, qualified: Callable) -> tuple:
 
 
 def _reads_tensorflow(lam: cst.Lambda, qualified: Callable) -> bool:
-    """Whether the body of `lam` reads a TensorFlow import (False when a parameter has the import's name)."""
-    params = {p.name.value for p in _parameters(lam.params)}
-    found = False
-
-    class Reads(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            q = qualified(node)
-            if q is not None and q.split(".")[0] in TENSORFLOW:
-                if node.value in params:
-                    raise _Shadowed
-                found = True
-
-    try:
-        lam.visit(Reads())
-    except _Shadowed:
-        return False
-    return found
-
-
-class _Shadowed(Exception):
-    """A parameter of the lambda has the name of a TensorFlow import."""
-
-
-def _parameters(params: cst.Parameters) -> list:
-    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
-    kw = [params.star_kwarg] if params.star_kwarg is not None else []
-    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kw]
+    """Whether `lam` reads a TensorFlow import (not when a parameter has the import's name)."""
+    reads = {n.value for n in walk_nodes(lam) if type(n) is cst.Name
+             and (q := qualified(n)) is not None and q.split(".")[0] in TENSORFLOW}
+    return bool(reads) and not reads & parameter_names(lam.params)

@@ -158,11 +158,17 @@ def new_literal(node, env: dict) -> bool:
         and node.func.value in ("list", "dict", "set", "tuple") and node.func.value not in env
 
 
-def function_locals(fn: cst.FunctionDef) -> set:
-    params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
-    for star in (fn.params.star_arg, fn.params.star_kwarg):
+def parameter_names(params: cst.Parameters) -> set:
+    """The names a function's or lambda's parameters bind (`*args` and `**kwargs` included)."""
+    names = {p.name.value for p in [*params.params, *params.kwonly_params, *params.posonly_params]}
+    for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
-            params.add(star.name.value)
+            names.add(star.name.value)
+    return names
+
+
+def function_locals(fn: cst.FunctionDef) -> set:
+    params = parameter_names(fn.params)
     declared = set()
     for n in _walk(fn.body):
         if type(n) is cst.Global or type(n) is cst.Nonlocal:
