@@ -127,8 +127,8 @@ def assert_prints_and_trains_alike(folder: Path, text: str, lines: int) -> str:
     """The TF2 tier converts `text` (idempotently); its output prints exactly what `tf1clip run` of `text`
     prints (`lines` lines: the script's start values must be fixed in it) and passes `tf1clip parity`;
     the output."""
-    out = tier_output(text)
     (folder / "old.py").write_text(text)
+    out = tier_output(text, str(folder / "old.py"))  # read where it runs: modules next to it are the script's
     (folder / "new.py").write_text(out)
     old = run_tf1clip("run", folder / "old.py", cwd=folder)
     new = run_python(folder / "new.py", cwd=folder)

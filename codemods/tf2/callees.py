@@ -1,4 +1,4 @@
-"""Which names of other modules can reach TensorFlow's graph: the TF2 tier reads one file.
+"""Which names of other modules can reach TensorFlow's graph, where the TF2 tier does not read them.
 
 A TF 1.x script builds its graph with calls into other modules too. A function of NumPy or of
 Python's standard library cannot touch TensorFlow's default graph. A function of the user's
@@ -24,39 +24,27 @@ from __future__ import annotations
 
 import ast
 import builtins
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from codemods.tf2._base import Refuse
+from codemods.tf2.module_kinds import TF_ROOTS, absolute, host_package, import_targets, main_guard
 from codemods.tf2.names import canonical
 
-TF_ROOTS = frozenset({"tensorflow", "tf_slim"})
-PY2_STDLIB = frozenset({"cPickle", "cStringIO", "urllib2", "urlparse", "Queue", "ConfigParser", "StringIO",
-                        "HTMLParser", "httplib", "cookielib", "commands", "itertools"})
-# packages that never import TensorFlow (a call of theirs cannot make graph state)
-HOST_PACKAGES = frozenset({
-    "numpy", "scipy", "matplotlib", "pandas", "sklearn", "PIL", "cv2", "skimage", "h5py", "tqdm", "six",
-    "nltk", "gensim", "imageio", "yaml", "requests", "gym", "seaborn", "IPython", "absl", "future", "past",
-    "jieba", "konlpy", "spacy", "bs4", "lxml", "tabulate", "termcolor", "colorama", "easydict", "munch",
-    "pylab", "sympy", "networkx", "librosa", "soundfile", "unidecode", "regex", "msgpack", "joblib",
-    "psutil", "click", "fire", "docopt", "pygame", "atari_py", "cloudpickle", "dill", "smart_open", "xlrd",
-    "openpyxl", "progressbar", "simplejson", "ujson", "pydub", "tensorboard_logger",
-})
 # TensorFlow names that only read files, log, parse flags or load MNIST as NumPy arrays: host code
 HOST_TF = tuple(f"tensorflow.{m}." for m in (
     "gfile", "io.gfile", "logging", "flags", "app.flags", "examples.tutorials.mnist", "contrib.training.HParams",
     "compat.as_str", "compat.as_bytes", "compat.as_text", "compat.as_str_any", "__version__", "VERSION",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "string"))
 _MAX_DEPTH = 6
+# what the TF2 tier reads of other modules (`imported_functions`), said with each refusal here
+_READS = ("The TF2 tier reads the script, and the functions and classes it imports by name (`from m import f`) from "
+          "modules of its own that run no code when imported; other graph code may make variables or ops that TF "
+          "1.x's graph includes")
 # the script's directory first (Python's sys.path[0]), then the directories above it, where a repository
 # that is installed or run from its root keeps its packages (`baselines.common` for baselines/deepq/...)
 _PARENTS = 4  # modules followed from the script (a deeper chain is not known)
-
-
-def _host_package(top: str) -> bool:
-    return top in sys.stdlib_module_names or top in PY2_STDLIB or top in HOST_PACKAGES
 
 
 @dataclass
@@ -70,15 +58,6 @@ class _Module:
     lines: dict = field(default_factory=dict)      # name -> line of its first binding
     stars: list = field(default_factory=list)      # modules of `from M import *`
     effects: set = field(default_factory=set)      # {(root, attrs, line)} read by the statements importing it runs
-
-
-def _import_targets(node, package: str) -> list:
-    """[(bound name, dotted target)] of an import statement (`*` as the name of a star import)."""
-    if isinstance(node, ast.Import):
-        return [(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]) for a in node.names]
-    base = _absolute(node.module, node.level, package)
-    return [(a.asname or a.name if a.name != "*" else "*", f"{base}.{a.name}" if a.name != "*" else base)
-            for a in node.names]
 
 
 def _bound(node) -> set:
@@ -102,7 +81,7 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
     mod = _Module(path)
     for st in tree.body:
         if isinstance(st, (ast.Import, ast.ImportFrom)):
-            for name, target in _import_targets(st, package):
+            for name, target in import_targets(st, package):
                 if name == "*":
                     mod.stars.append(target)
                 else:
@@ -121,13 +100,13 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
         compound = not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for n in ast.walk(st):
             if isinstance(n, (ast.Import, ast.ImportFrom)):
-                for name, target in _import_targets(n, package):
+                for name, target in import_targets(n, package):
                     imported.append(target)
                     if compound and name == "*":
                         mod.stars.append(target)
                     elif compound:  # `try: import cPickle as pickle` binds a name of the module
                         mod.imports.setdefault(name, []).append(target)
-        if compound and not _main_guard(st):  # an assignment, a call, an `if` at top level: importing runs it
+        if compound and not main_guard(st):  # an assignment, a call, an `if` at top level: importing runs it
             mod.effects |= {(root, tuple(attrs), line) for root, attrs, line in _chains(st)}
         local = _bound(st) - names if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
         reads = {(root, tuple(attrs)) for root, attrs, _ in _chains(st) if root not in local}
@@ -136,22 +115,6 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
             mod.inner.setdefault(name, []).extend(imported)
             mod.lines.setdefault(name, st.lineno)
     return mod
-
-
-def _main_guard(st) -> bool:
-    """`if __name__ == "__main__":`, whose body importing the module does not run."""
-    test = st.test if isinstance(st, ast.If) else None
-    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and \
-        len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) and \
-        test.comparators[0].value == "__main__"
-
-
-def _absolute(module: Optional[str], level: int, package: str) -> str:
-    if not level:
-        return module or ""
-    parts = package.split(".") if package else []
-    parts = parts[:len(parts) - (level - 1)] if level > 1 else parts
-    return ".".join(p for p in (*parts, module) if p)
 
 
 class Callees:
@@ -163,7 +126,14 @@ class Callees:
         self._reaches: dict = {}   # (module, name) -> the reason it may reach the graph, or "" (host)
 
     # -- modules -----------------------------------------------------------------------------
-    def _file(self, dotted: str) -> Optional[Path]:
+    @classmethod
+    def of_script(cls, filename: str) -> "Callees":
+        """The answers for the script `filename` (its folder, when it is a file, is where its modules are)."""
+        path = Path(filename)
+        return cls(path.parent if path.is_file() else None)
+
+    def file(self, dotted: str) -> Optional[Path]:
+        """The file next to the script (or in a folder above it) that importing `dotted` reads, or None."""
         if self.directory is None or not dotted:
             return None
         for root in (self.directory, *self.directory.parents[:_PARENTS]):
@@ -175,7 +145,7 @@ class Callees:
 
     def _module(self, dotted: str) -> Optional[_Module]:
         if dotted not in self._modules:
-            path = self._file(dotted)
+            path = self.file(dotted)
             package = dotted if path is not None and path.name == "__init__.py" else dotted.rpartition(".")[0]
             self._modules[dotted] = _read_module(path, package) if path is not None else None
         return self._modules[dotted]
@@ -193,7 +163,7 @@ class Callees:
         """"" when `qname` (an imported name and the attributes read of it) is host code, else why
         it may reach TensorFlow's graph."""
         top = qname.split(".")[0]
-        if top in TF_ROOTS or _host_package(top):
+        if top in TF_ROOTS or host_package(top):
             return ""
         module, rest = self.split(qname)
         if module is None:
@@ -279,7 +249,7 @@ class Callees:
         """"tf" for a TensorFlow import, else `reason` of it (a module deeper than _MAX_DEPTH: not known)."""
         if target.split(".")[0] in TF_ROOTS:
             return "" if canonical(target + ".").startswith(HOST_TF) else "tf"
-        if depth >= _MAX_DEPTH and not _host_package(target.split(".")[0]):
+        if depth >= _MAX_DEPTH and not host_package(target.split(".")[0]):
             return f"reached through more than {_MAX_DEPTH} modules"
         return self.reason(target, depth + 1)
 
@@ -314,23 +284,21 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
     `imports`: name → the dotted targets its import statements bind it to (in any scope);
     `unbound`: the names nothing in the script binds (a star import may)."""
     tree = ast.parse(source)
-    stars = [_absolute(n.module, n.level, "") for n in ast.walk(tree)
+    stars = [absolute(n.module, n.level, "") for n in ast.walk(tree)
              if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
-    if all(_host_package(t.split(".")[0]) or t.split(".")[0] in TF_ROOTS
+    if all(host_package(t.split(".")[0]) or t.split(".")[0] in TF_ROOTS
            for t in [*stars, *(t for targets in imports.values() for t in targets)]):
         return  # every import is TensorFlow's or host code: nothing to follow
-    path = Path(filename)
-    callees = Callees(path.parent if path.is_file() else None)
+    callees = Callees.of_script(filename)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [target for _, target in _import_targets(node, "")]  # `from m import x`: m.x, or m if x is no module
+                [target for _, target in import_targets(node, "")]  # `from m import x`: m.x, or m if x is no module
             for target in modules:
                 module, _ = callees.split(target)
                 why = callees.effects_reason(module) if module is not None else ""
                 if why:
-                    raise Refuse(node.lineno, f"{why}. The TF2 tier reads one file, and graph code there may make "
-                                              "variables or ops that TF 1.x's graph includes")
+                    raise Refuse(node.lineno, f"{why}. {_READS}")
     for root, attrs, line in sorted(_chains(tree), key=lambda c: c[2]):
         candidates = [f"{t}.{'.'.join(attrs)}" if attrs else t for t in imports.get(root, ())]
         if not candidates and root in unbound:
@@ -339,5 +307,4 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
             why = callees.reason(qname)
             if why:
                 spelled = ".".join((root, *attrs))
-                raise Refuse(line, f"`{spelled}` comes from another module: {why}. The TF2 tier reads one file, "
-                                   "and graph code there may make variables or ops that TF 1.x's graph includes")
+                raise Refuse(line, f"`{spelled}` comes from another module: {why}. {_READS}")

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 import libcst as cst
 
 from codemods._base import dotted_name
-from codemods.tf2 import callees, output_checks, unroll
+from codemods.tf2 import callees, imported_functions, output_checks, unroll
 from codemods.tf2.constructs import CREATORS
 from codemods.tf2._base import Note, Refuse, Result
 from codemods.tf2._base import code as code_of
@@ -40,7 +42,8 @@ def translate(text: str, filename: str = "<string>") -> Result:
         return Result(None, [Note(exc.raw_line, RULE, "human", f"libcst cannot parse this file: {exc.message}")])
     translator = None
     written = module
-    line_map = None
+    lines = _Lines()
+    read_text = text
     unrolled: list = []
     loops: list = []
     try:
@@ -54,17 +57,25 @@ def translate(text: str, filename: str = "<string>") -> Result:
             return Result(None, [Note(line, RULE, "human", "mixes TF 2 eager code with TF 1 graph code: "
                                                           "converted by hand only")])
         if usage.verdict != "tf1-eager":  # graph code: what other modules may add to TF 1.x's graph
-            callees.check(text, filename, names.import_targets, names.unbound)
+            # definitions imported from the user's own modules that reach TensorFlow → copied where imported
+            copied = imported_functions.read(text, filename)
+            if copied is not None:
+                read_text, lines.copied, lines.origins = copied.text, copied.lines, copied.origins
+                names, module = ImportTable.read(cst.parse_module(read_text))
+                written = module  # the program with the copies: lines of refusals go through `lines.copied`
+                unrolled = [Note(line, RULE, "change", message) for line, message in copied.notes]
+            callees.check(read_text, filename, names.import_targets, names.unbound)
             # loops making state → their passes; graph helpers called inside expressions → statements first
-            module, line_map, loops, hoisted, lambdas = unroll.module(module, text, names, CREATORS)
-            unrolled = [Note(line, RULE, "change", f"a loop that makes state, over values fixed in the file → its "
-                             f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
-                        for line, passes in loops]
-            unrolled += [Note(line, RULE, "change", f"`{helper}(...)` inside an expression → its own statement "
-                              f"first (Python ran it before the rest of the statement)") for line, helper in hoisted]
-            unrolled += [Note(line, RULE, "change", f"`{name} = lambda ...` → `def {name}(...)`, the same function "
-                              f"(PEP 8's spelling), read as the script's other helpers") for line, name in lambdas]
-            if line_map is not None:  # read as the program it is; every line said is the input's
+            module, lines.unrolled, loops, hoisted, lambdas = unroll.module(module, read_text, names, CREATORS)
+            moved = [Note(line, RULE, "change", f"a loop that makes state, over values fixed in the file → its "
+                          f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
+                     for line, passes in loops]
+            moved += [Note(line, RULE, "change", f"`{helper}(...)` inside an expression → its own statement "
+                           f"first (Python ran it before the rest of the statement)") for line, helper in hoisted]
+            moved += [Note(line, RULE, "change", f"`{name} = lambda ...` → `def {name}(...)`, the same function "
+                           f"(PEP 8's spelling), read as the script's other helpers") for line, name in lambdas]
+            unrolled += [dataclasses.replace(n, line=lines.input(n.line, of_written=True)) for n in moved]
+            if lines.unrolled is not None:  # read as the program it is; every line said is the input's
                 names, module = ImportTable.read(module)
         # a TF 1.x eager script (`enable_eager_execution()`) is TF 2-shaped: its API is mapped, no graph read
         translator = EagerTranslator(module, names) if usage.verdict == "tf1-eager" else Translator(module, names)
@@ -78,40 +89,64 @@ def translate(text: str, filename: str = "<string>") -> Result:
         left = out_names.usage(out)
         if left.tf1:
             _, source = left.tf1[0]
-            refusal = Refuse(_find(text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
-            refusal.of_input = True  # found in the input's text: already its line
+            refusal = Refuse(_find(read_text, source), f"`{source}` has no TF 2 mapping in tf1clip's tables")
+            refusal.of_input = True  # found in the text read: already a line of `written`
             raise refusal
         compile(code, filename, "exec", dont_inherit=True)
     except Refuse as exc:
         notes = list(translator.notes) if translator is not None else []
-        line = exc.line if getattr(exc, "of_input", False) else _input_line(exc.line, line_map)
-        return Result(None, [*unrolled, *_input_lines(notes, line_map, loops),
-                             Note(line, RULE, "human", f"not converted to the TF2 tier: {_said(exc.reason, line_map, loops)}")])
+        of_written = getattr(exc, "of_input", False)
+        line = lines.input(exc.line, of_written)
+        reason = _said(exc.reason, lines, loops) + lines.in_copy(exc.line, of_written)
+        return Result(None, [*unrolled, *_input_lines(notes, lines, loops),
+                             Note(line, RULE, "human", f"not converted to the TF2 tier: {reason}")])
     except Exception as exc:  # noqa: BLE001 - a failure inside the tier is a refusal: compat fallback, never `error`
         notes = list(translator.notes) if translator is not None else []
-        return Result(None, [*unrolled, *_input_lines(notes, line_map, loops),
-                             Note(_input_line(failure_line(exc, module), line_map), RULE, "human",
-                                  f"not converted to the TF2 tier: {failure_reason(exc, RULE)}")])
-    notes = sorted({*unrolled, *_input_lines(translator.notes, line_map, loops)}, key=lambda n: (n.line, n.message))
+        at = failure_line(exc, module)
+        return Result(None, [*unrolled, *_input_lines(notes, lines, loops),
+                             Note(lines.input(at), RULE, "human",
+                                  f"not converted to the TF2 tier: {failure_reason(exc, RULE)}{lines.in_copy(at)}")])
+    notes = sorted({*unrolled, *_input_lines(translator.notes, lines, loops)}, key=lambda n: (n.line, n.message))
     return Result(code, notes)
 
 
-def _input_line(line: int, line_map) -> int:
-    """A line of the program read → the input's line it comes from (`unroll`: a loop read as its passes)."""
-    return line if line_map is None else line_map.get(line, line)
+@dataclass
+class _Lines:
+    """A line of the program read → the input's line: through the loops read as their passes and the other
+    moves of `unroll` (program → `written`), then through the definitions copied in (`imported_functions`:
+    `written` → input; a line of a copy is the line of the import it replaces)."""
+    unrolled: Optional[dict] = None
+    copied: Optional[dict] = None
+    origins: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def moved(self) -> bool:
+        return self.unrolled is not None or self.copied is not None
+
+    def written(self, line: int) -> int:
+        return line if self.unrolled is None else self.unrolled.get(line, line)
+
+    def input(self, line: int, of_written: bool = False) -> int:
+        line = line if of_written else self.written(line)
+        return line if self.copied is None else self.copied.get(line, line)
+
+    def in_copy(self, line: int, of_written: bool = False) -> str:
+        """What a message about `line` adds when the line is in a copied definition: where the code is."""
+        origin = self.origins.get(line if of_written else self.written(line))
+        return f" (in the definition imported, {origin})" if origin else ""
 
 
-def _input_lines(notes, line_map, loops) -> list:
-    return [n if line_map is None else dataclasses.replace(n, line=_input_line(n.line, line_map),
-                                                           message=_said(n.message, line_map, loops)) for n in notes]
+def _input_lines(notes, lines: _Lines, loops) -> list:
+    return [n if not lines.moved else dataclasses.replace(n, line=lines.input(n.line),
+                                                          message=_said(n.message, lines, loops)) for n in notes]
 
 
-def _said(message: str, line_map, loops) -> str:
+def _said(message: str, lines: _Lines, loops) -> str:
     """A message about the program read, about the input: its `line N` are the input's lines, and a
     message about a program where loops were read as their passes (`loops`) says so."""
-    if line_map is None:
+    if not lines.moved:
         return message
-    said = re.sub(r"\b(lines?) (\d+)", lambda m: f"{m.group(1)} {_input_line(int(m.group(2)), line_map)}", message)
+    said = re.sub(r"\b(lines?) (\d+)", lambda m: f"{m.group(1)} {lines.input(int(m.group(2)))}", message)
     if said != message and loops:
         said += " (a loop that makes state was read as its passes, each one a copy of its body at the loop's lines)"
     return said
