@@ -63,8 +63,12 @@ def read(text: str, filename: str) -> Optional[Copied]:
     """The script with every definition it imports from its own modules that reaches TensorFlow copied
     to the line importing it, or None when there is none. Raises Refuse when one cannot be copied."""
     tree = ast.parse(text)
+    candidates = [st for st in tree.body if isinstance(st, ast.ImportFrom) and st.module and not st.level and
+                  not user_modules.host_or_tf(st.module)]
+    if not candidates:  # most scripts: only TensorFlow and packages that stay out of it, nothing to read
+        return None
     script = _Script(text, tree, Callees.of_script(filename), Path(filename).parent)
-    plans = [plan for st in tree.body if isinstance(st, ast.ImportFrom) and (plan := script.plan(st)) is not None]
+    plans = [plan for st in candidates if (plan := script.plan(st)) is not None]
     return _write(text, plans) if plans else None
 
 
