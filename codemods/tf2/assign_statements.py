@@ -158,7 +158,9 @@ class AssignStatements:
                 body, self.step_prelude = [*self.step_prelude, *body], []
             self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
                           deps=list(self.control))
-            self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor())
+            # not known as one tensor (an item or a selection of a list the model follows): a structure, as far as
+            # a fetch of it is concerned
+            self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor(single=False))
             return
         root = root_name(target)
         dropped = self.env.get(root) if root is not None and not isinstance(target, cst.Name) else None
@@ -222,7 +224,9 @@ class AssignStatements:
                 self.sessions.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = av.items if isinstance(av, Seq) and len(av.items) == len(target.elements) else None
-            part = Tensor() if av.graph else av if isinstance(av, Element) else HOST
+            # a part of one tensor is one tensor; a part of a structure may be a list (`grads, _ = clip_by_global_norm`)
+            part = Tensor(single=isinstance(av, Tensor) and av.single) if av.graph \
+                else av if isinstance(av, Element) else HOST
             for i, el in enumerate(target.elements):
                 if isinstance(el, cst.StarredElement):
                     self.bind(el.value, part)

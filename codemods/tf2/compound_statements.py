@@ -85,7 +85,7 @@ class CompoundStatements:
             self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=comments_of(st.leading_lines))],
                           defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls)
             for n in defs:
-                self.env[n] = Tensor()
+                self.env[n] = Tensor(single=False)  # what a loop made: one tensor or a list of them
             return
         loop = isinstance(st, (cst.For, cst.While))
         self.loop_depth += loop

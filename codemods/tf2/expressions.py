@@ -251,7 +251,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if name in STATIC or name == "print" and "print" not in self.env:  # the statement decides on a print
             return HOST, updated
         if name in STRUCTURAL and name not in self.env:
-            return Tensor(), updated
+            return Tensor(single=False), updated  # `list(...)`, `zip(...)`: a structure
         if name in item_uses.ARITHMETIC and name not in self.env and self.tr.names.raw(original.func) is None:
             return Tensor(), updated
         what = name or self.tr.code(original.func)
@@ -294,6 +294,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
                 return self._set(updated, Tensor(list(base.element)))
             if isinstance(index, cst.Slice):
                 return self._set(updated, Tensor(single=False, element=base.element))
+        if isinstance(base, Tensor) and not base.single and (base.pairs or isinstance(index, cst.Slice)):
+            return self._set(updated, Tensor(single=False))  # a (gradient, variable) pair; a slice of a list
         if isinstance(base, (Tensor, Input)) or (isinstance(base, StateRef) and base.graph):
             shape = _shape(base)
             return self._set(updated, Tensor(None if shape is None else shp.indexed(shape, updated.slice)))
@@ -311,6 +313,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             return self._set(updated, Seq([*left.items, *right.items], left.kind))
         if not (left.graph or right.graph):
             return self._set(updated, HOST)
+        if any(isinstance(v, Seq) and v.graph or isinstance(v, Tensor) and not v.single for v in (left, right)):
+            return self._set(updated, Tensor(single=False))  # `grads + [g]`: Python's lists, not one tensor
         shape = shp.broadcast(_operand_shape(left, updated.left), _operand_shape(right, updated.right))
         return self._set(updated, Tensor(shape))
 

@@ -133,7 +133,7 @@ class Functions:
                          for a in site.node.args)
         if info.uses_tf or args_graph:
             self.pure.add(name)
-            return Tensor(), site.node
+            return Tensor(single=False), site.node  # what it returns: one tensor, or a tuple or list of them
         return HOST, site.node
 
     def walk_program(self, fn: cst.FunctionDef, site: Optional["CallSite"] = None) -> None:

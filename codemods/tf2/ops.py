@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Other, OtherKind, Seq, StateRef, Tensor, one_tensor
+from codemods.tf2.model import HOST, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
 from codemods.tf2.names import short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -207,6 +207,12 @@ def cond(site: "CallSite"):
 
 STRUCTURES = ("tensorflow.split", "tensorflow.unstack", "tensorflow.clip_by_global_norm", "tensorflow.gradients",
               "tensorflow.meshgrid", "tensorflow.nn.moments", "tensorflow.unique", "tensorflow.nn.top_k")
+# Calls that give a tuple of a fixed length: what each part is (one tensor, or a list of them: `single`),
+# and the field names of a namedtuple (`tf.nn.top_k(x).values`)
+TUPLES = {"tensorflow.clip_by_global_norm": ((False, True), ()),
+          "tensorflow.nn.moments": ((True, True), ()),
+          "tensorflow.unique": ((True, True), ("y", "idx")),
+          "tensorflow.nn.top_k": ((True, True), ("values", "indices"))}
 
 
 class Route(enum.Enum):
@@ -260,6 +266,9 @@ def tf_call(site: "CallSite"):
         if isinstance(params, StateRef):
             tr.sparse_reads.append(tr.line)
     node = node.with_changes(func=tr.tf(name))
+    if q in TUPLES:
+        singles, fields = TUPLES[q]
+        return Seq([Tensor(single=one) for one in singles], SeqKind.TUPLE, fields), node
     if q in STRUCTURES:
         return Tensor(single=False, element=element_shape(site)), node
     return Tensor(shape_of(site)), node

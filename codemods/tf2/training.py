@@ -244,7 +244,7 @@ def compute_gradients(site: "CallSite"):
     site.ev.gradient_calls += 1
     site.tr.note("compute_gradients → (tape.gradient, variable) pairs")
     del state
-    return Tensor(pairs=True), emit.expr("list(zip(tape.gradient({loss}, {v}), {v}))", loss=loss, v=variables)
+    return Tensor(single=False, pairs=True), emit.expr("list(zip(tape.gradient({loss}, {v}), {v}))", loss=loss, v=variables)
 
 
 def apply_gradients(site: "CallSite"):
@@ -281,7 +281,7 @@ def gradients(site: "CallSite"):
     site.ev.gradient_calls += 1
     site.ev.gradient_list = site.original is site.ev.top
     site.tr.note("tf.gradients → tape.gradient")
-    return Tensor(), emit.expr("tape.gradient({loss}, {xs})", loss=loss, xs=xs)
+    return Tensor(single=False), emit.expr("tape.gradient({loss}, {xs})", loss=loss, xs=xs)
 
 
 CALLS = {
