@@ -632,21 +632,6 @@ def test_items_tested_for_none_and_lists_filled_in_a_loop_still_convert():
     assert "\nscaled = []" not in text  # made in the step, not once at module level
 
 
-def test_a_name_the_step_reads_and_binds_again_is_refused():
-    """progen seeds 117 and 137: `grads, tvars = [...], [...]` after `tf.gradients(loss, tvars)`; the step
-    read the module's `tvars` and bound it again, so Python made it the step's local (UnboundLocalError at
-    the trace). Refused at the rebinding, not converted into a crash."""
-    text = _DROPOUT.replace(
-        "train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)",
-        "tvars = tf.trainable_variables()\ngrads = tf.gradients(loss, tvars)\n"
-        "pairs = [(g, v) for g, v in zip(grads, tvars) if g is not None]\n"
-        "grads, tvars = [g for g, _ in pairs], [v for _, v in pairs]\n"
-        "train_op = tf.train.GradientDescentOptimizer(0.1).apply_gradients(zip(grads, tvars))")
-    note = _refusal(text)
-    assert "`tvars` is read by the step and bound again inside it" in note.message
-    assert text.splitlines()[note.line - 1].startswith("grads, tvars = ")
-
-
 def test_lines_of_a_gfile_are_host_values_not_tensors(tmp_path):
     """`[line.rstrip() for line in tf.gfile.GFile(path)]`: a host call gives host values; its items are not
     variables or tensors (golbin's Inception predict.py was refused with a false reason at this line)."""

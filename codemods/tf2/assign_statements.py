@@ -160,7 +160,7 @@ class AssignStatements:
                           deps=list(self.control))
             # not known as one tensor (an item or a selection of a list the model follows): a structure, as far as
             # a fetch of it is concerned
-            self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor(single=False))
+            self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor(single=False, chosen=True))
             return
         root = root_name(target)
         dropped = self.env.get(root) if root is not None and not isinstance(target, cst.Name) else None

@@ -119,6 +119,8 @@ class Tensor(AV):
     single: bool = True          # one tensor (not a Python structure of tensors)
     element: Shape = None        # a Python list of tensors of one static shape (tf.unstack, static_rnn outputs)
     pairs: bool = False          # may hold variables: (gradient, variable) pairs, or what a comprehension made of them
+    chosen: bool = False         # a list TF 1.x chose while it built the graph, by Python on graph values
+    #                              (`[v for g, v in pairs if g is not None]`): the steps choose again where they need it
     graph = True
 
 

@@ -11,15 +11,12 @@ TF 1.x had built its graph (`f = f.get_concrete_function()`).
 """
 from __future__ import annotations
 
-import ast
-import symtable
-import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
-from codemods.tf2 import emit, step_reads
+from codemods.tf2 import emit, step_locals, step_reads
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef
 from codemods.tf2.syntax import names_of, replace_names
@@ -244,6 +241,12 @@ class Steps:
                 if ph.computed:
                     continue  # its default is computed in the step (a value statement of the slice)
                 if ph.default is None:
+                    chosen = sorted(n for c in comps for n in c.defs if getattr(tr.env.get(n), "chosen", False))
+                    if chosen:  # TF 1.x's graph may not have needed the feed: Python made the choice
+                        tr.refuse(f"`{chosen[0]}` is a list TF 1.x chose by Python while it built the graph, from "
+                                  "graph values (e.g. gradients tested for None); TF 2 chooses it again in each step "
+                                  f"that reads it, and this run does not feed placeholder `{p}` that the choice "
+                                  "needs: not converted")
                     tr.refuse(f"placeholder `{p}` is needed here but not fed (TF 1.x raised InvalidArgumentError)")
                 prologue.append(emit.assign(p, ph.default))
         params = list(fed) + pulled
@@ -279,11 +282,16 @@ class Steps:
         definition = self._define(name, params, body)
         if tr.regions:
             definition = step_reads.check_step(tr, definition, comps, tr.regions[-1])
-        shadowed = _read_before_bound(definition)
-        if shadowed is not None:
-            line = next((c.line for c in comps if shadowed in c.defs), None)
-            tr.refuse(f"`{shadowed}` is read by the step and bound again inside it (`grads, tvars = ...`): in the "
-                      "step function it would be a local, unbound where it is first read: not converted", line)
+        shadowed = step_locals.read_then_bound(definition)
+        while shadowed is not None:
+            renamed = step_locals.split(definition, shadowed, tr.namer.fresh(shadowed))
+            if renamed is None:
+                line = next((c.line for c in comps if shadowed in c.defs), None)
+                tr.refuse(f"`{shadowed}` is read by the step and bound again inside it, not by one assignment "
+                          "run once in order (in a loop, under an `if`, by a function of the step, or with "
+                          "`+=`): the two values cannot be told apart in the step function: not converted", line)
+            definition = renamed
+            shadowed = step_locals.read_then_bound(definition)
         tr.note(f"sess.run of {', '.join(emit.code(l.node) for l in leaves)} → `{name}`, a tf.function"
                 + (" with the tape, the gradients and the update" if train else ""))
         return Step(name, params, returned, definition)
@@ -344,46 +352,3 @@ class Steps:
         out += list(early)
         out += [s for c in comps if c.index in after for s in self.statements(c)]
         return out
-
-
-def _read_before_bound(definition: cst.FunctionDef) -> Optional[str]:
-    """A name the step binds that it reads before (in statement order): Python makes every name a
-    function binds its local, so the first read raises UnboundLocalError when the step is traced."""
-    source = textwrap.dedent(emit.code(definition.with_changes(decorators=[])))
-    function = ast.parse(source).body[0]
-    table = symtable.symtable(source, "<step>", "exec").get_children()[0]
-    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() and s.is_local()}
-    seen = {a.arg for a in function.args.args}
-
-    def statements(body):
-        for st in body:
-            if isinstance(st, (ast.With, ast.For, ast.If, ast.While)):
-                header = [*(i.context_expr for i in getattr(st, "items", [])), getattr(st, "iter", None),
-                          getattr(st, "test", None)]
-                targets = [*(i.optional_vars for i in getattr(st, "items", [])), getattr(st, "target", None)]
-                yield [h for h in header if h is not None], [t for t in targets if t is not None]
-                yield from statements(st.body)
-                yield from statements(st.orelse if hasattr(st, "orelse") else [])
-            else:
-                yield [st], []
-
-    def loads(node, hidden=frozenset()):
-        """Names read, but not a comprehension's or a lambda's own (their scopes bind those)."""
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            hidden = hidden | {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-        elif isinstance(node, ast.Lambda):
-            hidden = hidden | {a.arg for a in node.args.args}
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in hidden:
-            yield node.id
-        for child in ast.iter_child_nodes(node):
-            yield from loads(child, hidden)
-
-    for reads, binds in statements(function.body):
-        for node in reads + binds:
-            for name in loads(node):
-                if name in bound and name not in seen:
-                    return name
-            for n in ast.walk(node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    seen.add(n.id)
-    return None
