@@ -5,7 +5,7 @@ not None: the step reads the script's `tvars` and binds its own. Python makes a 
 local, so the step would fail where it first reads it; the binding and every read after it use a fresh
 local instead (`tvars_2`). Variants: at module level, through an alias, `zip(*pairs)`, built in a function,
 the filtered list fetched with the update (`tvars[0]` is W, not the unused variable first in TF 1.x's list),
-rebound twice; each prints what TF 1.x printed and trains like it (a sample on CI). Refused with what stops
+rebound twice, in a class's `__init__`; each prints what TF 1.x printed and trains like it (a sample on CI). Refused with what stops
 it: a binding under an `if`; a run that fetches the chosen list without the feed its choice needs.
 progen seeds 117, 137 and 311 (refused before: "`tvars` is read by the step and bound again inside it").
 """
@@ -60,6 +60,13 @@ def _in_function(model: str) -> str:
     return f"def build(loss):\n{body}    return opt.apply_gradients(zip(grads, tvars))\n\n\ntrain_op = build(loss)\n"
 
 
+def _in_class(model: str) -> str:
+    lines = model.strip().splitlines()
+    body = "".join(f"        {line}\n" for line in lines[:-1])
+    return (f"class Trainer:\n    def __init__(self):\n{body}        self.train_op = opt.apply_gradients(zip(grads, "
+            "tvars))\n\n\ntrainer = Trainer()\ntrain_op = trainer.train_op\n")
+
+
 CONVERTING = {
     "module": (FILTER, FETCH, 4),
     "alias": (FILTER.replace("tf.", "T.").replace("zip(grads, tvars))", "list(zip(grads, tvars)))"), FETCH, 4),
@@ -68,6 +75,7 @@ CONVERTING = {
     "fetched_item": (FILTER, "_, l, w0 = sess.run([train_op, loss, tvars[0]], {x: xs, y: ys})\n"
                              "        print(w0.shape)", 7),
     "twice": (FILTER.replace("grads, _ =", "tvars = [v for v in tvars]\ngrads, _ ="), FETCH, 4),
+    "in_class": (_in_class(FILTER), FETCH, 4),
 }
 
 
@@ -76,7 +84,7 @@ def _script(model: str, fetch: str = FETCH) -> str:
     return SCRIPT.format(head=head, model=model, fetch=fetch)
 
 
-@pytest.mark.parametrize("name", sampled(CONVERTING, {"module", "fetched_item"}))
+@pytest.mark.parametrize("name", sampled(sorted(set(CONVERTING) - {"in_class"}), {"module", "fetched_item"}))
 def test_a_name_read_then_bound_again_in_the_step_converts_and_trains_alike(tmp_path, name):
     model, fetch, lines = CONVERTING[name]
     out = assert_prints_and_trains_alike(tmp_path, _script(model, fetch), lines)
@@ -85,7 +93,18 @@ def test_a_name_read_then_bound_again_in_the_step_converts_and_trains_alike(tmp_
     assert "tvars_2" in step and "zip(grads, tvars_2)" in step
 
 
-@pytest.mark.parametrize("name", sorted(CONVERTING))
+def test_a_method_local_read_then_bound_again_is_kept_on_the_instance_then_bound_in_the_step(tmp_path):
+    """progen seeds 368 and 381: in `__init__` the method's `tvars` is kept on the instance for the reads
+    before the rebinding; the rebinding is the step's own local (it was promoted too, `trainer.tvars` bound
+    in the step, and the read after it left unbound)."""
+    model, fetch, lines = CONVERTING["in_class"]
+    out = assert_prints_and_trains_alike(tmp_path, _script(model, fetch), lines)
+    step = out[out.index("def train_step"):out.index("get_concrete_function")]
+    assert "tape.gradient(loss, trainer.tvars)" in step and "zip(grads, trainer.tvars)" in step
+    assert "grads, tvars = [g for g, _ in pairs]" in step and "apply_gradients(zip(grads, tvars))" in step
+
+
+@pytest.mark.parametrize("name", sorted(set(CONVERTING) - {"in_class"}))
 def test_every_variant_converts_with_the_rebinding_renamed(name):
     model, fetch, _ = CONVERTING[name]
     out = tier_output(_script(model, fetch))

@@ -291,6 +291,7 @@ class Classes:
         body = build_time.attributes(self.tr, body, frame.instance, frame.self_name)
         read = names_of(cst.Module(body=body))
         graph = {n for c in self.tr.comps for n in c.defs} | set(self.tr.placeholders)
+        graph |= {n for s in body for n in bound_names(s)}  # the statement's own (`grads, tvars = ...`)
         mapping = {}
         for n in sorted(read - graph):
             av = self.tr.env.get(n)
