@@ -22,6 +22,7 @@ from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import Rename, inline_call
 from codemods.tf2.interfaces import HelperInfo
 from codemods.tf2.model import HOST, Class, Func, Input, Op, Session, StateRef, Tensor
+from codemods.tf2.reaching import statements_reading
 from codemods.tf2.syntax import bound_names, function_locals, names_of, taken_names, walk_nodes
 
 if TYPE_CHECKING:
@@ -218,13 +219,48 @@ class Functions:
                 continue
             if name in self.walked:
                 new.append(self.walked[name])
-            elif name in self.inlined_calls and not uses.get(name) and name not in self.pure:
-                continue
+            elif name in self.inlined_calls and name not in self.pure and (
+                    not uses.get(name) or self._reads_reached(st) <= self.inlined_calls[name]):
+                continue  # read only where it was inlined (`for neural_net in ...` later binds another value)
+            elif name in self.inlined_calls and self.analyze(st).creates_state:
+                self.tr.refuse(f"helper `{name}` creates state; its calls were read as its body, where TF 1.x ran it, "
+                               "and its name is read elsewhere too: kept as a function it would create that state "
+                               "again each time it runs: not converted", self._def_line(name))
             elif name in self.pure or self.analyze(st).uses_tf:
                 new.append(self.rewrite(st))
             else:
                 new.append(st)
         return new
+
+    def _input_def(self, name: str) -> Optional[cst.FunctionDef]:
+        """The input's one module-level `def name` (None: none, or more than one)."""
+        found = [st for st in self.tr.module.body if isinstance(st, cst.FunctionDef) and st.name.value == name]
+        return found[0] if len(found) == 1 else None
+
+    def _def_line(self, name: str) -> Optional[int]:
+        original = self._input_def(name)
+        return None if original is None else self.tr.line_of(original)
+
+    def _reads_reached(self, fn: cst.FunctionDef) -> int:
+        """How many reads of `fn`'s name in the input its `def` reaches (reaching definitions at module
+        level; every occurrence of the name in another function or class counts, read whenever that runs)."""
+        tr, name = self.tr, fn.name.value
+        original = self._input_def(name)
+        if original is None:
+            return len(tr.module.code)  # defined twice: not followed, counted as read everywhere
+        line = tr.line_of(original)
+        defs = tr.definitions()
+        module = defs.scopes[0]
+        count = 0
+        for top in tr.module.body:
+            for st, read in statements_reading(top):
+                if name not in read or st is original:
+                    continue
+                if isinstance(st, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    count += sum(isinstance(n, cst.Name) and n.value == name for n in walk_nodes(st))
+                elif line in defs.reaching(module, tr.line_of(st), name):
+                    count += 1
+        return count
 
     def rewrite(self, fn: cst.FunctionDef) -> cst.FunctionDef:
         """A helper kept as it is: its TensorFlow calls in their TF 2 form."""
