@@ -220,7 +220,7 @@ class Functions:
             if name in self.walked:
                 new.append(self.walked[name])
             elif name in self.inlined_calls and name not in self.pure and (
-                    not uses.get(name) or self._reads_reached(st) <= self.inlined_calls[name]):
+                    not uses.get(name) or self._reads_reached(name) <= self.inlined_calls[name]):
                 continue  # read only where it was inlined (`for neural_net in ...` later binds another value)
             elif name in self.inlined_calls and self.analyze(st).creates_state:
                 self.tr.refuse(f"helper `{name}` creates state; its calls were read as its body, where TF 1.x ran it, "
@@ -241,13 +241,14 @@ class Functions:
         original = self._input_def(name)
         return None if original is None else self.tr.line_of(original)
 
-    def _reads_reached(self, fn: cst.FunctionDef) -> int:
-        """How many reads of `fn`'s name in the input its `def` reaches (reaching definitions at module
-        level; every occurrence of the name in another function or class counts, read whenever that runs)."""
-        tr, name = self.tr, fn.name.value
+    def _reads_reached(self, name: str) -> float:
+        """How many reads of `name` in the input its `def` reaches (reaching definitions at module level;
+        every occurrence of the name in another function or class counts, read whenever that runs);
+        infinity where the input defines it more than once (not followed)."""
+        tr = self.tr
         original = self._input_def(name)
         if original is None:
-            return len(tr.module.code)  # defined twice: not followed, counted as read everywhere
+            return float("inf")
         line = tr.line_of(original)
         defs = tr.definitions()
         module = defs.scopes[0]
