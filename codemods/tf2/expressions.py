@@ -276,6 +276,10 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         base = self.value_of(updated.value)
+        if isinstance(updated.value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp)) and not updated.value.lpar:
+            # a call rewritten into an operation (`tf.trainable_variables()[0]` → `([W] + dense.trainable_variables)[0]`)
+            updated = updated.with_changes(value=updated.value.with_changes(lpar=[cst.LeftParen()],
+                                                                            rpar=[cst.RightParen()]))
         index = updated.slice[0].slice if len(updated.slice) == 1 else None
         key = index.value if isinstance(index, cst.Index) else None
         if isinstance(base, Other) and base.kind == OtherKind.SHAPE and shp.literal(key) is not None:

@@ -149,8 +149,8 @@ def _computes(names: Names, node: cst.BaseExpression, state: set) -> bool:
         if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)) and not _list_concat(n) \
                 and any(_reads(c, state) for c in children(n)):
             return True
-        if isinstance(n, cst.Subscript) and _reads(n.value, state):
-            return True
+        if isinstance(n, cst.Subscript) and _reads(n.value, state) and not _list_concat(n.value):
+            return True  # a slice of a variable (not an item of a list of them: the variable itself)
         if isinstance(n, cst.Call):
             func = n.func
             if isinstance(func, cst.Name) and func.value in state:

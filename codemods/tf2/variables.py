@@ -259,10 +259,24 @@ def trainable_pairs(tr: "Program", pattern: Optional[str] = None) -> list:
 
 def _collection(site: "CallSite", pairs: list):
     tr = site.tr
-    items = [StateRef(next(s for s in tr.states if any(v == p for v, _ in s.info.get("vars", []))))
-             for p, _ in pairs]
+    items = [_one_variable(next(s for s in tr.states if any(v == p for v, _ in s.info.get("vars", []))), p, e)
+             for p, e in pairs]
     named = tr.steps.named_list(tuple(n for n, _ in pairs)) if pairs else None
     return Seq(items, SeqKind.LIST), cst.Name(named) if named is not None else variables_expr(tr, pairs)
+
+
+def _one_variable(state: State, tf1: str, expr: cst.BaseExpression) -> StateRef:
+    """The item of a collection that is TF 1.x's variable `tf1`: its state, or for one variable of a layer
+    or cell (`dense1/kernel`) a variable of its own, reached through the layer (`dense1.kernel`); it is
+    not one of the program's states (the layer is), so nothing is made or saved twice."""
+    if state.single or len(state.info.get("vars", [])) < 2:
+        return StateRef(state)
+    info = {"vars": [(tf1, expr)], "of": state}
+    if "owner" in state.info:
+        info["owner"] = state.info["owner"]
+    one = State(StateKind.VARIABLE, emit.code(expr), tf1, state.line, trainable=state.trainable,
+                variables=cst.List([cst.Element(expr)]), single=True, info=info, ref=expr)
+    return StateRef(one)
 
 
 def trainable_variables(site: "CallSite"):
