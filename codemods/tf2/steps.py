@@ -18,7 +18,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, step_locals, step_reads
 from codemods.tf2.interfaces import FetchKind, Leaf
-from codemods.tf2.model import HOST, Seq, StateKind, StateRef
+from codemods.tf2.model import HOST, Seq, StateKind, StateRef, Tensor
 from codemods.tf2.syntax import names_of, replace_names
 from codemods.tf2.variables import variables_expr
 
@@ -241,7 +241,7 @@ class Steps:
                 if ph.computed:
                     continue  # its default is computed in the step (a value statement of the slice)
                 if ph.default is None:
-                    chosen = sorted(n for c in comps for n in c.defs if getattr(tr.env.get(n), "chosen", False))
+                    chosen = sorted(n for c in comps for n in c.defs if isinstance(tr.env.get(n), Tensor) and tr.env[n].chosen)
                     if chosen:  # TF 1.x's graph may not have needed the feed: Python made the choice
                         tr.refuse(f"`{chosen[0]}` is a list TF 1.x chose by Python while it built the graph, from "
                                   "graph values (e.g. gradients tested for None); TF 2 chooses it again in each step "
