@@ -78,12 +78,21 @@ def _refusal(head: str, model: str, after: str = "") -> str:
     return f"{note.line}: {note.message}"
 
 
-def test_a_named_lambda_bound_again_after_the_graph_is_refused_at_that_line():
-    # TF 1.x built tf.maximum at line 9; the step, traced after line 11, would call the relu
-    assert _refusal(LRELU, CONVERTS["in_the_module"][1], after="lrelu = lambda t: tf.nn.relu(t)\n") == (
-        "12: not converted to the TF2 tier: `lrelu` is bound again at line 12 after TF 1.x built the graph that "
+def test_a_named_lambda_bound_again_while_the_graph_is_built_is_refused_at_that_line():
+    # TF 1.x built tf.maximum at line 9 (`h`); the loss and the update are built after line 10, so the step,
+    # traced after them, would call the relu
+    model = CONVERTS["in_the_module"][1].replace("\nloss", "\nlrelu = lambda t: tf.nn.relu(t)\nloss")
+    assert _refusal(LRELU, model) == (
+        "10: not converted to the TF2 tier: `lrelu` is bound again at line 10 after TF 1.x built the graph that "
         "reads it (line 9): TF 1.x kept the value it had there, the TF 2 step (traced at line 18) would read the "
         "later binding")
+
+
+def test_a_named_lambda_bound_again_after_the_whole_graph_converts_traced_before_it():
+    # bound again after the update op: the step is traced before that line (steps.Steps._traced)
+    out = tier_output(SCRIPT.format(head=LRELU, model=CONVERTS["in_the_module"][1],
+                                    after="lrelu = lambda t: tf.nn.relu(t)\n"))
+    assert out.index("get_concrete_function()") < out.index("def lrelu(t):\n    return tf.nn.relu(t)")
 
 
 def test_a_lambda_whose_parameter_is_named_tf_is_not_read_as_tensorflow():

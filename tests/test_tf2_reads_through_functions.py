@@ -33,8 +33,9 @@ def inference(x):
 
 
 loss = tf.reduce_mean(tf.square(inference(x) - y))
-train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
 {rebind}
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+{after}
 rng = np.random.RandomState(0)
 data, target = rng.randn(8, 4).astype(np.float32), rng.randn(8, 1).astype(np.float32)
 with tf.Session() as sess:
@@ -47,8 +48,9 @@ BODIES = {"direct": "tf.matmul(x, w) * keep_value", "through_a_helper": "scale(t
 
 
 @pytest.mark.parametrize("body", sorted(BODIES))
-def test_a_global_rebound_after_the_build_is_refused_at_its_line(body):
-    source = PROGRAM.format(body=BODIES[body], rebind="keep_value = 0.5")
+def test_a_global_rebound_while_the_graph_is_built_is_refused_at_its_line(body):
+    # bound again after the loss read it, before the update op: the step is traced after both
+    source = PROGRAM.format(body=BODIES[body], rebind="keep_value = 0.5", after="")
     outcome = migrate(source, "train.py", to="tf2")
     assert outcome.tier == "compat"
     rebind_line = source.splitlines().index("keep_value = 0.5") + 1
@@ -58,13 +60,20 @@ def test_a_global_rebound_after_the_build_is_refused_at_its_line(body):
 
 
 @pytest.mark.parametrize("body", sorted(BODIES))
+def test_a_global_rebound_after_the_whole_graph_converts_traced_before_it(body):
+    outcome = migrate(PROGRAM.format(body=BODIES[body], rebind="", after="keep_value = 0.5"), "train.py", to="tf2")
+    assert outcome.tier == "tf2", outcome.notes
+    assert outcome.text.index("get_concrete_function()") < outcome.text.index("keep_value = 0.5")
+
+
+@pytest.mark.parametrize("body", sorted(BODIES))
 def test_the_same_program_without_the_rebinding_converts(body):
-    outcome = migrate(PROGRAM.format(body=BODIES[body], rebind=""), "train.py", to="tf2")
+    outcome = migrate(PROGRAM.format(body=BODIES[body], rebind="", after=""), "train.py", to="tf2")
     assert outcome.tier == "tf2", outcome.notes
 
 
 def test_the_module_under_another_name_stays_the_module(tmp_path):
-    source = PROGRAM.format(body="tf.matmul(x, w)", rebind="").replace(
+    source = PROGRAM.format(body="tf.matmul(x, w)", rebind="", after="").replace(
         "import tensorflow as tf\n", "import tensorflow as tf\nT = tf\n").replace(
         "loss = tf.reduce_mean(tf.square(", "loss = T.reduce_mean(T.square(")
     outcome = migrate(source, "train.py", to="tf2")

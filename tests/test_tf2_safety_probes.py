@@ -99,7 +99,6 @@ REASON = {
     "weights_class_attribute": "class `Params` makes TensorFlow objects in its body",
     "host_rebound_after_build": "`clip_norm` is bound again at line 18 after TF 1.x built the graph",
     "host_rebound_in_function": "`clip_norm` is bound again at line 19 after TF 1.x built the graph",
-    "loop_rebinds_variable": "`b` is bound again at line 20 after TF 1.x built the graph",
     "two_updates_one_run": "two update ops together (`d_train`, `g_train`): TF 1.x does not order them",
     "fetch_gradient_pairs": "TF 1.x does not order the read and the update",
     "gradient_penalty": "a gradient of a gradient (`grad`",
@@ -121,11 +120,13 @@ def _lines(text: str, snippets: list) -> set:
 # proof (`benchmarks/full_proofs.py`); CI proves PROVEN_ON_CI, one per class of wrong conversion they
 # guard against (dropout's rate, a fed rate, build-time bindings, `_`, module-level dicts read by helpers,
 # a variable fetched with the update, an optimizer twin with clipping, lists filled by loops, schedules,
-# TF 1's cross-entropy), since each proof is two TensorFlow processes.
+# TF 1's cross-entropy, a name of the graph the training loop binds before an evaluation run), since each
+# proof is two TensorFlow processes.
 CONVERTED = (
     "dropout_keep_prob", "feed_dict_values_rebound", "gradients_of_a_slice", "grads_filled_by_index",
     "grads_loop_append", "host_rebound_after_build", "host_rebound_in_function", "l2_accumulate_loop",
-    "l2_rebind_loop", "learning_rate_schedules", "loss_shapes_from_dict_function", "loss_sparse_labels_column",
+    "l2_rebind_loop", "learning_rate_schedules", "loop_rebinds_variable", "loss_shapes_from_dict_function",
+    "loss_sparse_labels_column",
     "loss_sparse_rank_unknown", "lr_placeholder", "module_level_hypothesis", "module_level_hypothesis_session",
     "momentum_fed_rate_nesterov", "momentum_sparse_decay", "optimize_loss_optimizer_object", "pickle_args_with_file",
     "reduction_indices", "reset_default_graph_ops", "rmsprop_apply_gradients_clipped", "rmsprop_global_norm_centered",
@@ -134,7 +135,7 @@ CONVERTED = (
     "weights_dict_read_by_function", "weights_list_read_by_function", "weights_read_through_aliases")
 PROVEN_ON_CI = ("dropout_keep_prob", "lr_placeholder", "host_rebound_after_build", "underscore_rebound",
                 "weights_dict_read_by_function", "variable_fetched_with_update", "rmsprop_apply_gradients_clipped",
-                "grads_loop_append", "learning_rate_schedules", "softmax_xent_v1")
+                "grads_loop_append", "learning_rate_schedules", "softmax_xent_v1", "loop_rebinds_variable")
 
 
 @pytest.mark.parametrize("probe", _probes())

@@ -29,18 +29,17 @@ def test_the_step_reads_the_literal_tf1_built_with():
     assert "scale = 2.0\nprint(scale)\n" in text  # the host code keeps its own binding
 
 
+# the scaled loss is built before the later binding, the update op after it: the step is traced after both
 @pytest.mark.parametrize("build, later, line", [
     # not a literal where TF 1.x built the graph
-    ("scale = float(2) / 4\ntrain_op = opt.minimize(loss * scale)\n", "scale = 2.0\n", 9),
+    ("scale = float(2) / 4\nscaled = loss * scale\n", "scale = 2.0\n", 9),
     # two definitions reach the graph (a condition): which one TF 1.x used is not known here
-    ("scale = 0.5\nif len(__name__) > 3:\n    scale = 0.25\ntrain_op = opt.minimize(loss * scale)\n", "scale = 2.0\n",
-     11),
+    ("scale = 0.5\nif len(__name__) > 3:\n    scale = 0.25\nscaled = loss * scale\n", "scale = 2.0\n", 11),
     # read through a function of the module, which other callers share
-    ("scale = 0.5\n\n\ndef scaled(v):\n    return v * scale\n\n\ntrain_op = opt.minimize(scaled(loss))\n",
-     "scale = 2.0\n", 15),
+    ("scale = 0.5\n\n\ndef scaled_by(v):\n    return v * scale\n\n\nscaled = scaled_by(loss)\n", "scale = 2.0\n", 15),
 ], ids=["computed", "two-definitions", "through-a-function"])
 def test_refused_at_the_later_binding_unless_one_literal_was_built_with(build, later, line):
-    result = convert(HEAD + build + later + TAIL, "s.py")
+    result = convert(HEAD + build + later + "train_op = opt.minimize(scaled)\n" + TAIL, "s.py")
     assert result.text is None
     note = result.notes[-1]
     assert note.line == line and "is bound again at line" in note.message, note

@@ -176,13 +176,18 @@ def test_one_optimizer_over_lists_sharing_a_variable_is_refused(lists, line):
 
 def test_a_step_reads_the_binding_tf1_built_with_or_is_refused():
     """Reaching definitions: a name the step reads must have, where TF 1.x built the graph, the definition
-    that reaches the place where the step is traced; the same rebinding before the graph converts."""
+    that reaches the place where the step is traced; the same rebinding before the graph converts, and
+    after the whole graph too (the steps traced before it); between the graph's parts it is refused."""
     text = _TWO_LISTS.replace("LIST", "[w2]").replace("opt = tf.train.AdamOptimizer(0.1)\n",
                                                       "lr = 0.1\nopt = tf.train.AdamOptimizer(lr)\n")
     before = text.replace("lr = 0.1\n", "lr = 0.5\nlr = 0.1\n")
     assert "AdamOptimizer(lr)" in _converted(before)
-    after = text.replace("with tf.Session()", "w2 = None\nwith tf.Session()")
-    note = _refusal(after)
+    # bound again after the whole graph: the steps are traced before that line (steps.Steps._traced)
+    after = _converted(text.replace("with tf.Session()", "w2 = None\nwith tf.Session()"))
+    assert after.rindex("get_concrete_function()") < after.index("w2 = None")
+    between = text.replace("b = opt.minimize", "w1_value = w2\nw2 = None\nb = opt.minimize").replace(
+        "var_list=[w2]", "var_list=[w1_value]")
+    note = _refusal(between)
     assert note.line == 11 and "`w2` is bound again at line 11" in note.message
 
 

@@ -44,9 +44,10 @@ class AssignStatements:
             return
         target = small.targets[0].target
         pairs = _parallel_names(target, small.value)
-        if pairs is not None and names_of(small.value) & self.graph_names():
-            # `a, b = x, y` of graph values is `a = x` then `b = y`: each its own value statement, so a step
-            # fetching `a` does not compute `y`
+        if pairs is not None and (names_of(small.value) & self.graph_names() or any(
+                isinstance(self.env.get(root_name(v)), Instance) for _, v in pairs)):
+            # `a, b = x, y` of graph values (or of a model's attributes) is `a = x` then `b = y`: each its own
+            # statement, so a step fetching `a` does not compute `y`, and `b = model.train_op` names the op
             for k, (t, v) in enumerate(pairs):
                 part = cst.SimpleStatementLine(
                     body=[cst.Assign(targets=[cst.AssignTarget(t)], value=v)],
@@ -134,6 +135,8 @@ class AssignStatements:
             for n in names:
                 self.env[n] = Op(ev.train.op)
             ev.train.op.name = names[0] if len(names) == 1 else None
+            if len(names) > 1:  # which of them is the op is not followed: a sess.run of it says so
+                ev.train.op.info["bound_with"] = code(target)
             return
         if ev.gradient_list and len(names) == 1:
             self.gradient_lists.add(names[0])

@@ -156,6 +156,7 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
             prologue.append(bind)
     for n in sorted(local - set(params) - {"_"}):
         values[n] = cst.Name(tr.namer.fresh(n, tr.region_locals))  # never a name of the caller's
+        tr.inlined_names[values[n].value] = n
     free = names_of(fn.body) - local
     shadowed = free & tr.region_locals - tr.names.same_everywhere  # (`import tensorflow as tf` in both: the same)
     if shadowed:

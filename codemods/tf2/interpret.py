@@ -27,7 +27,7 @@ from codemods.tf2.emit import add_preamble, code
 from codemods.tf2.expressions import Evaluator, without_tf2_spelling
 from codemods.tf2.model import HOST, Op, Other, Seq, TFSymbol
 from codemods.tf2.names import ImportTable, canonical
-from codemods.tf2.program import Program
+from codemods.tf2.program import Program, RegionBlock, Start
 from codemods.tf2.syntax import is_main_guard, names_of
 
 
@@ -76,19 +76,24 @@ class Translator(AssignStatements, CompoundStatements, Program):
         waiting = []
         if region:  # steps made by the enclosing region's statement go there, not into this one
             waiting, self.new_steps = self.new_steps, []
+            self.region_blocks.append(RegionBlock(out))
         try:
             self._block(stmts, out, region)
         finally:
             self.carry = saved
             self.new_steps = waiting + self.new_steps
+            if region:
+                self.region_blocks.pop()
 
     def _block(self, stmts: list, out: list, region: bool) -> None:
+        block = self.region_blocks[-1] if region else None
         for st in stmts:
-            mark = len(out)
             before = self.line
             self.line = self.line_of(st)
+            start = Start(self.line, len(out), len(self.comps))
             self.reading.append(self.line)
             if region:
+                block.starts.append(start)
                 self.regions.append(self.line)
             try:
                 self.statement(st, out, region)
@@ -96,18 +101,31 @@ class Translator(AssignStatements, CompoundStatements, Program):
                 self.reading.pop()
                 if region:
                     self.regions.pop()
+            if region:
+                for earlier in block.starts:  # steps traced before this statement or an earlier one (`RegionBlock`)
+                    defs, earlier.steps = earlier.steps, []
+                    self.put_before(out, block, earlier.index, defs)
+            mark = start.index
             if region and self.new_steps:
-                first = out[mark] if mark < len(out) else None
-                defs = self.new_steps
-                self.new_steps = []
-                if first is not None and first.leading_lines:  # its comments stay with it, after the defs
-                    comments = [line for line in first.leading_lines if line.comment is not None]
-                    self.relead(out, mark, [*emit.blank_lines(), *comments])
-                elif first is not None:
-                    self.relead(out, mark, emit.blank_lines())
-                out[mark:mark] = defs
+                defs, self.new_steps = self.new_steps, []
+                self.put_before(out, block, mark, defs)
+                if block.placed is None:
+                    block.placed = len(block.starts) - 1
             self.carry_blank_lines(st, out, mark)
             self.line = before
+
+    def put_before(self, out: list, block: RegionBlock, index: int, defs: list) -> None:
+        """Step definitions `defs` put before the statement at `out[index]`, apart from it by blank lines;
+        its comments stay with it, after the definitions."""
+        if not defs:
+            return
+        first = out[index] if index < len(out) else None
+        if first is not None and first.leading_lines:
+            comments = [line for line in first.leading_lines if line.comment is not None]
+            self.relead(out, index, [*emit.blank_lines(), *comments])
+        elif first is not None:
+            self.relead(out, index, emit.blank_lines())
+        block.insert(index, defs)
 
     def carry_blank_lines(self, st, out: list, mark: int) -> None:
         """A statement that left its place leaves its blank lines to the next one that stays."""

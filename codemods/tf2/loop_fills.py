@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codemods.tf2.model import AV, Mapping, Other, Seq, StateKind, StateRef
+from codemods.tf2.model import AV, Mapping, Other, Seq, StateKind, StateRef, TFSymbol
 from codemods.tf2.syntax import changed_names, values_put_into
 
 if TYPE_CHECKING:
@@ -25,7 +25,9 @@ def fold_inits(tr: "Program", st, out: list, ev: "Evaluation") -> list:
     so each step starts from a new one. A name made otherwise, or read in between, is refused; a graph
     value is made in the steps already."""
     inits = []
-    for name in sorted(n for n in changed_names(st) if n in tr.env and not tr.env[n].graph):
+    # a TensorFlow module or function (`T = tf`, then `T.add(h, b)`) is not a container the block fills
+    for name in sorted(n for n in changed_names(st) if n in tr.env and not tr.env[n].graph
+                       and not isinstance(tr.env[n], TFSymbol)):
         for value in values_put_into(st, name):
             if _makes_objects(ev.value_of_original(value)):
                 tr.refuse(f"`{name}` is filled in a loop with TensorFlow objects that are not values (rnn cells, "

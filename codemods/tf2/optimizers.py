@@ -144,7 +144,7 @@ def optimizer(site: "CallSite"):
     tr.note(f"{row.tf1.replace('tensorflow.', 'tf.')} → {row.keras}: {row.why}")
     if fed_lr is not None:
         tr.note("the learning rate is a graph value (fed): assigned to the optimizer's in each step that updates")
-    return tr.add_state(state, [statement]), cst.Name(name)
+    return tr.add_state(state, [statement]), state.expr()
 
 
 def _literal_name(node, default: str) -> Optional[str]:
@@ -191,7 +191,7 @@ def keras_optimizer(site: "CallSite"):
     node = emit.with_args(site.node.with_changes(func=tr.tf(site.qname)), args)
     state = State(StateKind.OPTIMIZER, name, name, tr.line, info={"opt": opt})
     tr.note("tf.keras optimizer kept: tf-keras' update rule is Keras 3's (Adam, SGD)")
-    return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
+    return tr.add_state(state, [emit.assign(name, node)]), state.expr()
 
 
 # Keras 2's default learning rates (optimizer_v2), for `decay=` without one.
@@ -266,7 +266,7 @@ def schedule(site: "CallSite"):
     state = State(StateKind.SCHEDULE, name, name, tr.line, info={"step": step})
     tr.note(f"tf.train.{short} → a Keras schedule evaluated at `{emit.code(step)}` (same formula)")
     ref = tr.add_state(state, [emit.assign(name, node)])
-    return ref, cst.Name(name)
+    return ref, state.expr()
 
 
 def receiver(site: "CallSite") -> State:

@@ -22,10 +22,67 @@ from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
 from codemods.tf2.model import Comp, Func, Input, Op, Other, Placeholder, Session, State, StateRef, Tensor
 from codemods.tf2.names import ImportTable, tf_expr
 from codemods.tf2.scopes import VarScopes
-from codemods.tf2.syntax import (assignments, names_of, replace_names, root_name, taken_names, walk_nodes,
+from codemods.tf2.syntax import (assignments, bound_names, names_of, replace_names, root_name, taken_names, walk_nodes,
                                  walk_statements)
 
 RULE = "tf2"
+
+
+class Start:
+    """A statement of a region block where it began: its input `line`, its place `index` in the block's
+    output (step definitions put before it move it), how many value statements (`comps`) had been read
+    then, and the step definitions waiting to be put before it (`steps`)."""
+
+    def __init__(self, line: int, index: int, comps: int):
+        self.line, self.index, self.comps = line, index, comps
+        self.steps: list = []
+
+
+class RegionBlock:
+    """The statements of a region block read so far, as `Start`s, and which of them is the first that got
+    step definitions put before it (`placed`). A step whose graph was all built before an earlier statement
+    may be defined there (`Start.steps`, `earliest_start`): traced where what it reads is what TF 1.x built
+    with."""
+
+    def __init__(self, out: list):
+        self.out = out  # the block's output, as it is written
+        self.starts: list = []
+        self.placed: Optional[int] = None
+
+    def place(self, start: Start) -> None:
+        """Steps will be put before `start`, a statement of this block: the block's first placement may be it."""
+        i = next(k for k, s in enumerate(self.starts) if s is start)
+        self.placed = i if self.placed is None else min(self.placed, i)
+
+    def bound_from(self, start: Start) -> set:
+        """The names the output written from `start` on binds."""
+        return set().union(*(bound_names(st) for st in self.out[start.index:]))
+
+    def insert(self, at: int, defs: list) -> None:
+        """`defs` put into the output at `at`; the statements there and after it move."""
+        self.out[at:at] = defs
+        for s in self.starts:
+            if s.index >= at:
+                s.index += len(defs)
+
+
+def earliest_start(blocks: list, comps: list) -> Optional[Start]:
+    """The first statement of the region blocks `blocks` (outermost first) that write the innermost one's
+    output (a Session block's body is read into its enclosing block's), before the statement being read
+    and from the first step placement of those blocks on (from their first statement if none has one),
+    that began after every comp of `comps` was read. None if there is none."""
+    chain = []
+    for block in reversed(blocks):
+        if block.out is not blocks[-1].out:
+            break
+        chain.insert(0, block)
+    candidates = []  # (the statement, whether steps were placed before it or a statement of its block before it)
+    for block in chain:
+        starts = block.starts[:-1] if block is blocks[-1] else block.starts  # an enclosing statement may take some
+        candidates += [(s, block.placed is not None and i >= block.placed) for i, s in enumerate(starts)]
+    first = next((k for k, (_, placed) in enumerate(candidates) if placed), 0)
+    last = max((c.index for c in comps), default=-1)
+    return next((s for s, _ in candidates[first:] if s.comps > last), None)
 
 
 class Program:
@@ -79,6 +136,8 @@ class Program:
         self.step_prelude: list = []     # statements the current value statement needs before it, in its steps
         self.reading: list = []          # input lines of the statements being read, outermost first
         self.regions: list = []          # of those, the ones where new step functions are placed
+        self.region_blocks: list = []    # the region blocks being read (`RegionBlock`), innermost last
+        self.inlined_names: dict = {}    # fresh name of a helper's local read in place -> the input's name
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
         self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
 

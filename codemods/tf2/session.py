@@ -153,6 +153,10 @@ def _fetch(tr: "Program", node) -> Fetch:
             return Fetch(FetchKind.TRAIN, new, name=av.op.name)
         if av.op.kind == OpKind.ASSIGN and av.op.info.get("direct") is not None:
             return Fetch(FetchKind.VAR, new)  # assigned eagerly where the run was; the run returned the new value
+        if av.op.info.get("bound_with"):
+            tr.refuse(f"sess.run of `{emit.code(node)}`: its update op was built in one assignment with other values "
+                      f"(`{av.op.info['bound_with']} = ...`, or a function's `return loss, opt.minimize(loss)` read "
+                      "in place), which is not converted; bind the op to a name of its own first")
         tr.refuse(f"sess.run of `{emit.code(node)}` ({av.op.kind.value}) is not converted")
     if ev.train is not None:
         tr.refuse(f"an update op built inside sess.run (`{emit.code(node)}`) is not converted")

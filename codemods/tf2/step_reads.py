@@ -43,7 +43,7 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
             at_trace = defs.reaching(scope, trace_line, name)
             if at:
                 built = defs.reaching(scope, at[-1], name)
-            elif name in scope.local and scope.node is not None:
+            elif name in direct and name in scope.local and scope.node is not None:
                 tr.refuse(f"the step traced at line {trace_line} reads `{name}`, which the function there binds "
                           f"itself, while TF 1.x built line {comp.line} with the module's `{name}`", trace_line)
             else:
@@ -72,11 +72,34 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
     return definition.visit(_Literals(literals))
 
 
+def read_alike(tr, nodes: list, earlier: int, line: int) -> bool:
+    """Whether every name `nodes` read (directly, or through the module's functions they call) has the same
+    definitions reaching the statement at `earlier` as the one at `line`: a fetch expression TF 1.x built
+    at `line` reads the same there (`steps` moving a step's trace earlier)."""
+    defs = tr.definitions()
+    scope = defs.scope_at(line)
+    if defs.scope_at(earlier) is not scope:
+        return False
+    functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
+    read = through_functions(_loaded(nodes), functions, {})
+    return all(defs.reaching(scope, earlier, name) == defs.reaching(scope, line, name) for name in read)
+
+
 def literal_reaching(tr, name: str, line: int):
     """The literal of the one definition of `name` that reaches the statement at `line` (`clip = 1.0` alone
-    on its line), else None: the value TF 1.x built with there, whatever binds the name later."""
+    on its line), else None: the value TF 1.x built with there, whatever binds the name later. A helper's
+    local read in place goes by its fresh name: the input's name is looked up, at the input's line."""
+    name = tr.inlined_names.get(name, name)
     defs = tr.definitions()
-    return _literal_at(tr, defs.reaching(defs.scope_at(line), line, name), name)
+    scope = defs.scope_at(line)
+    module = defs.scopes[0]
+    enclosing = [s for s in defs.scopes[1:] if s.first < line <= s.last]
+    if scope is not module and not any(name in s.local for s in enclosing) and tr.reading \
+            and defs.scope_at(tr.reading[0]) is module:
+        # a global of the functions being read (a method called from the module's statement at reading[0]):
+        # the module's definition that reaches that statement
+        scope, line = module, tr.reading[0]
+    return _literal_at(tr, defs.reaching(scope, line, name), name)
 
 
 def _literal_at(tr, lines: frozenset, name: str):

@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING, Optional, Protocol
 import libcst as cst
 
 from codemods.tf2 import emit, step_locals, step_reads
+from codemods.tf2._base import Refuse
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef, Tensor
-from codemods.tf2.syntax import names_of, replace_names
+from codemods.tf2.program import Start, earliest_start
+from codemods.tf2.reaching import free_names
+from codemods.tf2.syntax import bound_names, names_of, replace_names
 from codemods.tf2.variables import variables_expr
 
 if TYPE_CHECKING:
@@ -40,6 +43,7 @@ class Step:
     returns: list                   # the leaves whose values come back (in fetch order)
     definition: cst.FunctionDef
     calls: int = 0
+    before: Optional[Start] = None  # the earlier statement it is defined before, if not its first call's
 
 
 @dataclass
@@ -166,9 +170,13 @@ class Steps:
         if step is None:
             step = self.build(leaves, fed, shape)
             self.by_key[key] = step
-            self.tr.new_steps.append(step.definition)
+            place = self.tr.new_steps if step.before is None else step.before.steps
+            for block in self.tr.region_blocks if step.before is not None else ():
+                if any(s is step.before for s in block.starts):
+                    block.place(step.before)
+            place.append(step.definition)
             trace = emit.stmt("{f} = {f}.get_concrete_function()", f=step.name)
-            self.tr.new_steps.append(trace.with_changes(leading_lines=[
+            place.append(trace.with_changes(leading_lines=[
                 *emit.blank_lines(),
                 *emit.comment_lines("traced once, here, where TF 1.x had built the graph of this step")]))
         step.calls += 1
@@ -280,8 +288,9 @@ class Steps:
                 [cst.Element(l.node) for l in returned], lpar=[], rpar=[])
             body.append(cst.SimpleStatementLine([cst.Return(value)]))
         definition = self._define(name, params, body)
+        before = None
         if tr.regions:
-            definition = step_reads.check_step(tr, definition, comps, tr.regions[-1])
+            definition, before = self._traced(definition, comps, leaves)
         shadowed = step_locals.read_then_bound(definition)
         while shadowed is not None:
             renamed = step_locals.split(definition, shadowed, tr.namer.fresh(shadowed))
@@ -294,7 +303,33 @@ class Steps:
             shadowed = step_locals.read_then_bound(definition)
         tr.note(f"sess.run of {', '.join(emit.code(l.node) for l in leaves)} → `{name}`, a tf.function"
                 + (" with the tape, the gradients and the update" if train else ""))
-        return Step(name, params, returned, definition)
+        return Step(name, params, returned, definition, before=before)
+
+    def _traced(self, definition: cst.FunctionDef, comps: list, leaves: list) -> tuple:
+        """(`definition` as `step_reads` checks it, the `program.Start` of an earlier statement it goes before,
+        or None). A step is traced before the statement that first calls it. When the script binds a name
+        it reads again before that, it is traced before the first earlier statement that began after its
+        whole graph was built (`program.earliest_start`), if what it reads there is what TF 1.x built with,
+        what the fetch computes itself reads the same there as at the run, and nothing the translation
+        writes after that statement is read by it. Else the check's refusal stands."""
+        tr = self.tr
+        try:
+            return step_reads.check_step(tr, definition, comps, tr.regions[-1]), None
+        except Refuse as refused:
+            block = tr.region_blocks[-1] if tr.region_blocks else None
+            start = earliest_start(tr.region_blocks, comps) if block is not None else None
+            if start is None:
+                raise
+            if not step_reads.read_alike(tr, [l.node for l in leaves if l.kind == FetchKind.VALUE], start.line,
+                                         tr.regions[-1]):
+                raise  # what the fetch itself computes was built here, where the script binds what it reads
+            made = free_names(definition) - names_of(tr.module)  # names only the translation binds
+            if made & (block.bound_from(start) | set().union(*(bound_names(st) for st in tr.pending))):
+                raise  # written after that statement: not there yet when the step would be traced
+            try:
+                return step_reads.check_step(tr, definition, comps, start.line), start
+            except Refuse:
+                raise refused from None
 
     def _reads_schedule(self, node: cst.BaseExpression) -> bool:
         return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == StateKind.SCHEDULE

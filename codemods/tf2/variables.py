@@ -103,7 +103,7 @@ def variable(site: "CallSite"):
     state.info["vars"] = [(tf1, cst.Name(name))]
     state.info["named"] = given is not None  # written with TF 1.x's name: its `.name` is TF 1.x's
     ref = tr.add_state(state, [emit.assign(name, node)])
-    return ref, cst.Name(name)
+    return ref, state.expr()
 
 
 def get_variable(site: "CallSite"):
@@ -166,7 +166,7 @@ def get_variable(site: "CallSite"):
                   info={"get": True, "vars": [(full, cst.Name(name))], "named": True})
     statement = emit.with_comment(emit.assign(name, node), why)
     tr.note(f"tf.get_variable(\"{full}\") → tf.Variable with the same initializer, created here once")
-    return tr.add_state(state, [statement]), cst.Name(name)
+    return tr.add_state(state, [statement]), state.expr()
 
 
 def _python_name(site: "CallSite", preferred: str) -> str:
@@ -196,7 +196,7 @@ def global_step(site: "CallSite"):
     state = State(StateKind.VARIABLE, name, "global_step", tr.line, single=True, shape=[],
                   info={"global_step": True, "vars": []})
     tr.note("the global step → an int64 tf.Variable, incremented after each update as in TF 1.x")
-    return tr.add_state(state, [emit.assign(name, node)]), cst.Name(name)
+    return tr.add_state(state, [emit.assign(name, node)]), state.expr()
 
 
 def global_step_value(site: "CallSite"):
