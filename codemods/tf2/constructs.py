@@ -143,7 +143,8 @@ def _assign(site: "CallSite"):
         # `sess.run(w.assign(100))`: TF 2 assigns eagerly, there, and the variable holds the value
         return Op(variables.GraphOp(OpKind.ASSIGN, info={"direct": site.node})), site.node
     body = [cst.SimpleStatementLine([cst.Expr(site.node)])]
-    return Op(variables.GraphOp(OpKind.ASSIGN, info={"body": body})), site.node
+    # sess.run of an assign op gave the variable's value after the assignment (`GraphOp.info["gives"]`)
+    return Op(variables.GraphOp(OpKind.ASSIGN, info={"body": body, "gives": True})), site.node
 
 
 def _assign_function(site: "CallSite"):

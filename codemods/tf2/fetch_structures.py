@@ -38,8 +38,9 @@ def leaves(structure) -> list:
 
 
 def gives_nothing(tr: "Program", fetch) -> bool:
-    """An update op whose run gave None (`minimize`, `apply_gradients`, a group), not a value."""
-    if fetch.kind != FetchKind.TRAIN:
+    """An update op whose run gave None (`minimize`, `apply_gradients`, a group), not a value, or whose value
+    the run drops (`session.Fetch.value`)."""
+    if fetch.kind != FetchKind.TRAIN or fetch.value:
         return False
     comp = next((c for c in reversed(tr.comps) if fetch.name in c.defs), None)
     return comp is None or comp.returns is None

@@ -36,6 +36,7 @@ class Leaf:
     kind: FetchKind                 # VALUE or TRAIN
     node: cst.BaseExpression
     name: Optional[str] = None      # the fetched name, when the fetch is a name
+    value: bool = False             # a TRAIN leaf whose value the run keeps (`GraphOp.info["gives"]`)
 
 
 class MethodFrame:

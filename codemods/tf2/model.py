@@ -194,7 +194,10 @@ class Comp:
 
 @dataclass(eq=False)
 class GraphOp:
-    """An op fetched for its effect: an update, an initializer, an assignment, a group."""
+    """An op fetched for its effect: an update, an initializer, an assignment, a group. `info["gives"]`:
+    TF 1.x's run of the op gave a value, its variable's after the assignment (an assign op, whose Comp's body
+    is the `v.assign(...)` call; `minimize` and `apply_gradients` give None, with a global step too, as
+    TF 1.x took the increment's `.op`): a run that keeps the result gets it from the step."""
 
     kind: OpKind
     name: Optional[str] = None       # the name bound to it (its Comp defines it), if any

@@ -36,6 +36,8 @@ class Fetch:
     host: object = None             # what the fetched value denotes in the host code, if not plain values
     holds_variables: bool = False   # a structure of values that also holds variables ((gradient, variable) pairs)
     ref_variable: bool = False      # a variable of the program: TF 1.x made it a ref variable (see `translate`)
+    gives: bool = False             # an update op whose TF 1.x run gave a value (`GraphOp.info["gives"]`)
+    value: bool = False             # that value, when this run keeps it: the step returns it
 
 
 def _run_parts(tr: "Program", node) -> Optional[tuple]:
@@ -150,7 +152,7 @@ def _fetch(tr: "Program", node) -> Fetch:
             return Fetch(FetchKind.VALUE, summaries.fetched(av.op), single=False, name=name or av.op.name,
                          host=Other(OtherKind.SUMMARY_VALUES, av.op.info))
         if av.op.kind in (OpKind.TRAIN, OpKind.ASSIGN, OpKind.GROUP) and av.op.name is not None:
-            return Fetch(FetchKind.TRAIN, new, name=av.op.name)
+            return Fetch(FetchKind.TRAIN, new, name=av.op.name, gives=bool(av.op.info.get("gives")))
         if av.op.kind == OpKind.ASSIGN and av.op.info.get("direct") is not None:
             return Fetch(FetchKind.VAR, new)  # assigned eagerly where the run was; the run returned the new value
         if av.op.info.get("bound_with"):
@@ -210,11 +212,13 @@ def _numpy(fetch: Fetch, node: cst.BaseExpression, alias: str) -> cst.BaseExpres
     return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {x})", tf=alias, x=node)
 
 
-def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
+def translate(tr: "Program", fetch_node, feed_node, targets=None, used: bool = True) -> tuple:
     """(replacement expression or None, new targets or None): `targets` is the assignment's target
-    when the result is unpacked (its `_` for update ops are dropped)."""
+    when the result is unpacked (its `_` for update ops are dropped); `used` is False for a run whose
+    result is dropped (a statement of its own)."""
     structure = _structure(tr, fetch_node)
     leaves = fetch_structures.leaves(structure)
+    _keep_op_values(structure, targets if used else _DROPPED)
     runtime = runtime_feeds.feeds(tr, feed_node)
     feeds = feeds_of(tr, feed_node) if runtime is None else []
     _record_bindings(tr, structure, targets)
@@ -245,8 +249,8 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     if len(updates) > 1:
         tr.refuse(f"sess.run of two update ops together ({', '.join(f'`{emit.code(l.node)}`' for l in updates)}): "
                   "TF 1.x does not order them, so what each reads depends on the scheduler")
-    step_leaves = [Leaf(FetchKind.TRAIN if l.kind == FetchKind.TRAIN else FetchKind.VALUE, l.node, l.name)
-                   for l in leaves]
+    step_leaves = [Leaf(FetchKind.TRAIN if l.kind == FetchKind.TRAIN else FetchKind.VALUE, l.node, l.name,
+                        l.value) for l in leaves]
     whole = fetch_structures.whole_structure(tr, structure, targets)
     shape = fetch_structures.FetchShape(structure) if whole else None
     if runtime is None:
@@ -294,6 +298,30 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None) -> tuple:
     return emit.expr("{tf}.nest.map_structure(lambda t: t.numpy(), {c})", tf=tr.alias, c=call), new_targets
 
 
+_DROPPED = cst.Name("_")
+
+
+def _keep_op_values(structure, targets) -> None:
+    """An update op whose TF 1.x run gave a value (an assign op: its variable's new value) gives it here too
+    where the run keeps it: anything but dropped (the run a statement of its own, the whole result bound to
+    `_`, or the op's place in a flat list unpacked into `_`). The step returns the variable after the op."""
+    def dropped(target) -> bool:
+        return isinstance(target, cst.Name) and target.value == "_"
+
+    kind, parts = structure
+    if kind == Structure.LEAF:
+        places = [(structure, targets)]
+    elif kind in (Structure.LIST, Structure.TUPLE) and isinstance(targets, (cst.Tuple, cst.List)) and \
+            len(targets.elements) == len(parts) and all(isinstance(e, cst.Element) for e in targets.elements):
+        places = [(p, e.value) for p, e in zip(parts, targets.elements)]
+    else:
+        places = [(structure, _DROPPED if dropped(targets) else None)]
+    for part, target in places:
+        for leaf in fetch_structures.leaves(part):
+            if leaf.kind == FetchKind.TRAIN and leaf.gives and not dropped(target):
+                leaf.value = True
+
+
 def _paren(node):
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple)):
         return node
@@ -334,7 +362,7 @@ def expression_run(tr: "Program", st, small: cst.Expr) -> list:
             tr.refuse("an iterator of the module initialized inside a function is not converted")
         tr.note("sess.run(iterator initializer) → iterator = iter(dataset)")
         return [data.initializer_statement(structure[1].host).with_changes(leading_lines=st.leading_lines)]
-    value, _ = translate(tr, fetch, feed, None)
+    value, _ = translate(tr, fetch, feed, None, used=False)
     if value is None:
         return []
     if _is_numpy_of_call(value):
