@@ -103,18 +103,18 @@ def tier_output(text: str, name: str = "t.py") -> str:
 # A small TF 1.x training script with fixed start values, for constructs written into it: `head` after the
 # imports (line 3), `model` binding `loss` from `x`, `y`, `W`, `V`, `after` after the update op. It prints
 # 4 lines: three losses, then the number of trainable variables and the final W and V.
-SMALL_TRAINING = '''import numpy as np
-import tensorflow as tf
-{head}
-x = tf.placeholder(tf.float32, [None, 4])
+# its parts, for scripts of other shapes: the inputs and the two variables (fixed start values), and the data
+FIXED_START = '''x = tf.placeholder(tf.float32, [None, 4])
 y = tf.placeholder(tf.float32, [None, 1])
 W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
 V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
-{model}train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
-{after}
-xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
+'''
+FIXED_DATA = '''xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
 ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
-with tf.Session() as sess:
+'''
+SMALL_TRAINING = "import numpy as np\nimport tensorflow as tf\n{head}\n" + FIXED_START + '''{model}train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+{after}
+''' + FIXED_DATA + '''with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for i in range(3):
         _, l = sess.run([train_op, loss], {{x: xs, y: ys}})

@@ -16,20 +16,11 @@ import ast
 
 import pytest
 
-from conftest import assert_prints_and_trains_alike, sampled, tier_output
+from conftest import FIXED_DATA, FIXED_START, assert_prints_and_trains_alike, sampled, tier_output
 
-SCRIPT = '''import numpy as np
-import tensorflow as tf
-{head}
-x = tf.placeholder(tf.float32, [None, 4])
-y = tf.placeholder(tf.float32, [None, 1])
-W = tf.Variable(tf.ones([4, 3]) * 0.3 - tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) * 0.05, name="W")
-V = tf.Variable(tf.ones([3, 1]) * -0.2, name="V")
-loss = tf.reduce_mean(tf.square(tf.matmul(tf.tanh(tf.matmul(x, W)), V) - y))
+SCRIPT = "import numpy as np\nimport tensorflow as tf\n{head}\n" + FIXED_START + '''loss = tf.reduce_mean(tf.square(tf.matmul(tf.tanh(tf.matmul(x, W)), V) - y))
 {build}
-xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
-ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
-with tf.Session() as sess:
+''' + FIXED_DATA + '''with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for i in range(3):
 {loop}

@@ -16,7 +16,7 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import constructs, elements, flags, item_uses, rnn_cells, session
+from codemods.tf2 import assign_ops, constructs, elements, flags, item_uses, rnn_cells, session
 from codemods.tf2.call_site import CallSite
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
                                 SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
@@ -56,6 +56,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         self.items = elements.Items()   # what the items of the enclosing loops have read of them
         self._fn_reads: dict = {}       # id(lambda) -> (reason, line): it reads its parameter as TF 1.x gave it
         self._runs: set = set()         # session runs inside this expression
+        self._item_assigns: set = set()  # ids of assignments of a comprehension's item (assign_ops)
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
         self._static: dict = {}         # name -> its reads for a static dimension only
@@ -144,6 +145,9 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             loops.append((for_in.target, for_in.iter))
             for_in = for_in.inner_for_in
         items = self.close_loop(original, loops)
+        op = assign_ops.comprehension_op(self, original, updated, self._item_assigns)
+        if op is not None:
+            return self._set(updated, op)
         made = rnn_cells.comprehension(self, updated, original) if isinstance(updated, cst.ListComp) else None
         if made is not None:
             return self._set(updated, made)
@@ -222,6 +226,10 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if shape is not None:
             return self._set(shape, HOST)
         func = self.value_of(updated.func)
+        assign = assign_ops.as_method(self, original, updated, func.qname if isinstance(func, TFSymbol) else None)
+        if assign is not None:  # an assignment of a comprehension's item over variables: its op is the comprehension's
+            self._item_assigns.add(id(original))
+            return self._set(assign, Tensor(single=False))
         self.check_item_calls(original, updated, func)
         if isinstance(func, TFSymbol):
             site = CallSite(self, func.qname, updated, original)

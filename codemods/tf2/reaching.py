@@ -62,6 +62,29 @@ def _bound(node: cst.CSTNode) -> set:
     return found
 
 
+# methods of list, dict and set that change the object in place
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                       "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update"})
+
+
+def _changed_in_place(line: cst.SimpleStatementLine) -> set:
+    """The names a simple statement changes in place: `d.append(x)` (a call of a mutating method as a
+    statement of its own), `d[k] = v`, `d[k] += v`, `del d[k]`."""
+    out = set()
+    for small in line.body:
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _MUTATORS:
+                out.add(func.value.value)
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign, cst.Del)) else []
+        for t in targets:
+            for node in ([el.value for el in t.elements] if isinstance(t, (cst.Tuple, cst.List)) else [t]):
+                if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                    out.add(node.value.value)
+    return out
+
+
 # node class → its field that binds names in a header's scope: a statement's binders, less a nested
 # `for` (its own statement), and `del`
 _BINDS = {**{k: v for k, v in BINDING_FIELD.items() if k is not cst.For}, cst.Del: "target"}
@@ -188,7 +211,10 @@ class Definitions:
         else:
             scope.before[line] = _join(scope.before[line], state)
         if isinstance(st, cst.SimpleStatementLine):
-            return self._define(scope, state, _bound(st), line)
+            state = self._define(scope, state, _bound(st), line)
+            # a list or dict changed in place (`d.pop()`, `d[1] = w`): what the name holds from here on is a
+            # new value, so this is a definition of it too; it does not make the name a local
+            return {**state, **{n: frozenset([line]) for n in _changed_in_place(st) if n in state}}
         if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
             if isinstance(st, cst.FunctionDef):
                 params = {p.name.value for p in _walk(st.params) if isinstance(p, cst.Param)}

@@ -152,7 +152,8 @@ def _fetch(tr: "Program", node) -> Fetch:
             return Fetch(FetchKind.VALUE, summaries.fetched(av.op), single=False, name=name or av.op.name,
                          host=Other(OtherKind.SUMMARY_VALUES, av.op.info))
         if av.op.kind in (OpKind.TRAIN, OpKind.ASSIGN, OpKind.GROUP) and av.op.name is not None:
-            return Fetch(FetchKind.TRAIN, new, name=av.op.name, gives=bool(av.op.info.get("gives")))
+            return Fetch(FetchKind.TRAIN, new, name=av.op.name, gives=bool(av.op.info.get("gives")),
+                         single=not av.op.info.get("items"))  # (assign ops over a list give a list)
         if av.op.kind == OpKind.ASSIGN and av.op.info.get("direct") is not None:
             return Fetch(FetchKind.VAR, new)  # assigned eagerly where the run was; the run returned the new value
         if av.op.info.get("bound_with"):
@@ -267,7 +268,7 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None, used: bool = T
         leaf = parts
         if leaf.kind == FetchKind.TRAIN:
             returned = any(r.name == leaf.name for r in step.returns)
-            return (_numpy(Fetch(FetchKind.VALUE, call), call, tr.alias) if returned else call), targets
+            return (_numpy(Fetch(FetchKind.VALUE, call, single=leaf.single), call, tr.alias) if returned else call), targets
         return _numpy(leaf, call, tr.alias), targets
     fetched = [p[1] for p in parts]
     nones = [f.kind == FetchKind.TRAIN and not any(r.name == f.name for r in step.returns) for f in fetched]

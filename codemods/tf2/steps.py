@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
-from codemods.tf2 import emit, step_locals, step_reads
+from codemods.tf2 import assign_ops, emit, step_locals, step_reads
 from codemods.tf2._base import Refuse
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef, Tensor
 from codemods.tf2.program import Start, earliest_start
 from codemods.tf2.reaching import free_names
-from codemods.tf2.syntax import bound_names, names_of, replace_names, walk_nodes
+from codemods.tf2.syntax import bound_names, names_of, replace_names
 from codemods.tf2.variables import variables_expr
 
 if TYPE_CHECKING:
@@ -44,16 +44,6 @@ class Step:
     definition: cst.FunctionDef
     calls: int = 0
     before: Optional[Start] = None  # the earlier statement it is defined before, if not its first call's
-
-
-def _assigned(statements: list) -> cst.BaseExpression:
-    """The variable of an assign op's Comp, whose statements are the `v.assign(...)` call (`GraphOp.info["gives"]`)."""
-    last = statements[-1]
-    call = last.body[0].value if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr) \
-        else None
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
-        raise AssertionError(f"an assign op's body is not its call: {emit.code(last)}")
-    return call.func.value
 
 
 @dataclass
@@ -242,7 +232,7 @@ class Steps:
         for leaf in leaves:
             need |= {leaf.name} if leaf.kind == FetchKind.TRAIN else names_of(leaf.node)
         comps = self.slice(need, fed=frozenset(fed))
-        self._refuse_unordered_assigns(leaves, comps)
+        assign_ops.refuse_unordered(self.tr, leaves, comps, self.statements, self.slice)
         used = set()
         for c in comps:
             used |= names_of(cst.Module(body=c.body))
@@ -288,7 +278,7 @@ class Steps:
                 if comp.returns is not None:
                     returned.append(Leaf(FetchKind.VALUE, comp.returns, leaf.name))
                 elif leaf.value:  # an assign op whose value the run keeps: its variable after the assignment
-                    returned.append(Leaf(FetchKind.VALUE, _assigned(self.statements(comp)), leaf.name))
+                    returned.append(Leaf(FetchKind.VALUE, assign_ops.value(self.statements(comp)), leaf.name))
                 else:
                     per_leaf.append(None)
                     continue
@@ -343,26 +333,6 @@ class Steps:
                 return step_reads.check_step(tr, definition, comps, start.line), start
             except Refuse:
                 raise refused from None
-
-    def _refuse_unordered_assigns(self, leaves: list, comps: list) -> None:
-        """Refused: an assign op fetched with a value that reads its variable other than through the op's own
-        inputs (`sess.run([W.assign(W * 0.5), loss])`, `loss` reading `W`; `W` fetched itself is not such a read). TF 1.x orders neither before the
-        other, so what the value read depends on the scheduler, as for two update ops in one run."""
-        for leaf in leaves:
-            comp = next((c for c in reversed(comps) if leaf.name in c.defs), None) \
-                if leaf.kind == FetchKind.TRAIN else None
-            if comp is None or comp.train:
-                continue
-            variable = emit.code(_assigned(self.statements(comp)))
-            inputs = {id(c) for c in self.slice({leaf.name})}
-            others = [s for c in comps if id(c) not in inputs for s in self.statements(c)]
-            # (the variable itself fetched is TF 1.x's ref variable, read after the op: see `session.translate`)
-            others += [l.node for l in leaves if l.kind == FetchKind.VALUE and emit.code(l.node) != variable]
-            if any(isinstance(n, (cst.Name, cst.Attribute)) and emit.code(n) == variable
-                   for node in others for n in walk_nodes(node)):
-                self.tr.refuse(f"sess.run of the assign op `{leaf.name}` with a value that reads `{variable}` "
-                               "apart from the op's own inputs: TF 1.x does not order the read and the assignment, "
-                               "so what the value read depends on the scheduler")
 
     def _reads_schedule(self, node: cst.BaseExpression) -> bool:
         return any(isinstance(self.tr.env.get(n), StateRef) and self.tr.env[n].state.kind == StateKind.SCHEDULE
