@@ -30,7 +30,8 @@ from codemods.children import children
 from codemods.tf2 import arguments, build_time, emit
 from codemods.tf2.inline import Rename
 from codemods.tf2.interfaces import MethodFrame
-from codemods.tf2.model import AV, HOST, Class, Input, Instance, Op, Other, OtherKind, StateRef, Tensor
+from codemods.tf2.model import (AV, HOST, Class, Input, Instance, Mapping, Op, Other, OtherKind, Seq, StateRef, Tensor,
+                                holds_tf)
 from codemods.tf2.syntax import bound_names, function_locals, names_of, replace_names
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ class Classes:
                 site.refuse(f"the arguments of `{mname}(...)` are not converted")
             if p in given.keys:
                 continue
-            if av.graph or isinstance(av, (StateRef, Op, Input)):
+            if av.graph or isinstance(av, (StateRef, Op, Input)) or isinstance(av, (Seq, Mapping)) and holds_tf(av):
                 site.refuse(f"method `{cname}.{mname}` is given a graph value or state as `{p}`: not converted")
             env[p] = av
         saved = (tr.env, tr.region_locals)
