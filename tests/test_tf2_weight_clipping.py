@@ -5,13 +5,13 @@
 assign op per variable, each reading and writing its own variable only. It was refused ("`p.assign(...)`
 is given graph values while the graph is built"). The comprehension is now the statement of the step
 that runs it. Variants: the list written out, `tf.trainable_variables()`, a dict's values, the function
-form `tf.assign`, through an alias of `tf`, `assign_sub`; the result dropped, bound to `_`, kept (the
+form `tf.assign`, through an alias of `tf`, `assign_sub`, the bound read from a host float; the result dropped, bound to `_`, kept (the
 variables after the clip, as a list) and printed; the list changed in place after the clip was built
 (`d.pop()`, `d.append(V)`, `del d[0]`: TF 1.x clipped what the list held then; `reaching` counts such a
 change as a definition, so the step is traced before it, as for a name bound again; before, it was traced
 after it and clipped other variables, and so did `tf.gradients(loss, d)` followed by `d.pop()`). Refused, each with a true reason: the clip fetched
 with the loss (TF 1.x does not order them), a list not known to hold variables, the comprehension
-inside a larger expression, a model class given the list or a dict of variables (refused before by the
+inside a larger expression, an assignment that reads the other variables (`p / tf.global_norm(d)`), a model class given the list or a dict of variables (refused before by the
 output check, falsely: "`self` is still read but the TF2 program no longer binds it").
 """
 import pytest
@@ -42,6 +42,7 @@ CASES = {
     "alias": ("T = tf\n", "clip_D = [T.assign(p, T.clip_by_value(p, -0.15, 0.15)) for p in T.trainable_variables()]",
               DROPPED),
     "assign_sub": ("", "clip_D = [p.assign_sub(0.5 * p) for p in [W, V]]", DROPPED),
+    "a host clip value": ("c = 0.15\n", "clip_D = [p.assign(tf.clip_by_value(p, -c, c)) for p in [W, V]]", DROPPED),
     "bound to _": ("", CLIP.format(vars="[W, V]"), "        _ = sess.run(clip_D)\n        print('clipped')"),
     "kept": ("", CLIP.format(vars="[W, V]"), KEPT),
     "printed": ("", CLIP.format(vars="[W, V]"),
@@ -81,6 +82,9 @@ REFUSED = {
                               "assign ops over a list of variables, with other fetches: TF 1.x does not order"),
     "a list of tensors": ("d = [W * 1.0, V * 1.0]\n" + CLIP.format(vars="d"), DROPPED,
                           "assigns items of a list not known to hold only variables"),
+    # an assignment that reads other variables (the global norm of the list): TF 1.x left them unordered
+    "reading the other variables": ("d = [W, V]\nclip_D = [p.assign(p / tf.global_norm(d)) for p in d]", DROPPED,
+                                    "each assignment reads `d` besides its own variable"),
     # a model class given the variables (a list or a dict): said for what it is, not by the output check's
     # "`self` is still read but the TF2 program no longer binds it" (its kept parameter was written outside
     # the class)

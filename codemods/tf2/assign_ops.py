@@ -20,7 +20,9 @@ op's statement in the step that runs it, as `v.assign(...)` is for one variable 
     def train_step_2():
         [p.assign(tf.clip_by_value(p, -0.01, 0.01)) for p in d_vars]
 
-The items must come from a list that holds variables only (`tf.trainable_variables()`, a list or a
+Each assignment may read its own variable only (besides TensorFlow's functions and host numbers): one
+that reads another variable or a graph value (`p.assign(p / tf.global_norm(d_vars))`) is refused, as
+TF 1.x did not order the assignments and that read. The items must come from a list that holds variables only (`tf.trainable_variables()`, a list or a
 dict's values of the program's variables, a selection of them): an item of anything else is refused
 where it is assigned. `tf.assign(p, v)` and its `_add` / `_sub` forms are the same method in TF 2.
 A run that keeps the result gets the variables after the assignments (`GraphOp.info["gives"]`,
@@ -35,8 +37,9 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2.interfaces import FetchKind
-from codemods.tf2.model import AV, Element, GraphOp, Op, OpKind, Seq, StateKind, StateRef
-from codemods.tf2.syntax import walk_nodes
+from codemods.tf2.model import (AV, HOST, Element, GraphOp, Instance, Op, OpKind, Seq, StateKind, StateRef,
+                                holds_tf)
+from codemods.tf2.syntax import names_of, walk_nodes
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import Evaluation
@@ -97,6 +100,12 @@ def comprehension_op(ev: "Evaluation", original, updated, assigns: set) -> Optio
     if original is not ev.top or ev.target is None or original.for_in.inner_for_in is not None:
         ev.tr.refuse("assign ops made in a comprehension other than one bound to a name of its own "
                      "(`clip = [p.assign(...) for p in variables]`) are not converted")
+    targets = {n.value for n in walk_nodes(original.for_in.target) if isinstance(n, cst.Name)}
+    others = [n for n in sorted(names_of(original.elt) - targets)
+              if holds_tf(ev.env.get(n, HOST)) or isinstance(ev.env.get(n), Instance)]
+    if others:  # (a TensorFlow module or function, a host number, are not graph reads)
+        ev.tr.refuse(f"`{ev.tr.code(original)}`: each assignment reads `{others[0]}` besides its own variable; TF 1.x "
+                     "does not order the assignments and that read, the TF 2 step would run them one after another")
     body = [cst.SimpleStatementLine([cst.Expr(updated)])]
     return Op(GraphOp(OpKind.ASSIGN, info={"body": body, "gives": True, "items": True}))
 
