@@ -75,6 +75,8 @@ def _markers(ch) -> dict[str, list[str]]:
         "saver": {"no": [""], "yes": ["saver.save(sess, "]}[ch.saver],
         "summary": {"no": [""], "yes": ["writer.add_summary(summ, "]}[ch.summary],
         "session": {"with": ["with tf.Session() as sess:"], "plain": ["sess = tf.Session()"]}[ch.session],
+        "op_run": {"none": [""], "weight_clip": ["sess.run(clip_ops)"], "assign_value": ["count = sess.run(bump)"]}[
+            ch.op_run],
     }
 
 
@@ -110,7 +112,8 @@ def test_a_seed_gives_one_program():
 # 13, 20 and 6 reach the TF2 tier (6 makes its layers in a loop over a list fixed in the file: read as
 # its passes since unroll.py); 410, refused before because the training loop binds `W_out` again before
 # its evaluation run, converts since that step is traced before the loop (steps.Steps._traced). No seed of
-# 0:800 is refused at 70cb989, so the sample has no refusal to group.
+# 0:800 is refused at 8d6efaf, so the sample has no refusal to group. 20 and 6 run an assign op after each
+# update (`op_run=assign_value`: the counter's new value printed, returned by its step).
 DRIVER_SEEDS = "13,20,6,410"
 
 
@@ -128,6 +131,7 @@ def test_driver_runs_migrates_and_proves(tmp_path):
     assert (f["tf2_tier"], f["PASS"], f["FAIL"], f["ERROR"]) == (4, 4, 0, 0)
     assert result["wrong_conversions"] == [] and result["generator_bugs"] == [] and result["refusals"] == []
     assert rows[410]["dims"]["rebind"] == "loop_var"
+    assert [rows[s]["dims"]["op_run"] for s in (20, 6)] == ["assign_value", "assign_value"]
     assert rows[6]["dims"]["state"] == "loop"
     assert "TF2 tier reached: **4/4**" in (tmp_path / "result.md").read_text()
     assert "wrong conversions: **0**" in done.stdout

@@ -31,7 +31,13 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "saver": ("no", "yes"),
     "summary": ("no", "yes"),
     "session": ("with", "plain"),                  # with tf.Session() as sess / sess = tf.Session()
+    # an assign op run after each update: WGAN's weight clipping over the trainable variables, or a counter's
+    # `assign_add` whose value the run keeps
+    "op_run": ("none", "weight_clip", "assign_value"),
 }
+# dimensions added after the first results: each drawn from a generator of its own (`choose`), so that
+# every other choice of a seed, and its program when the value is "none", stays what it was
+_SEPARATE = ("op_run",)
 
 # relative weights where uniform would be a poor mix (the dense front is the common program)
 _WEIGHTS = {"front": (4, 2, 2, 2)}
@@ -85,6 +91,9 @@ def choose(seed: int, where: dict[str, set[str]] | None = None) -> tuple[random.
     dims: dict[str, str] = {}
     for name in DIMENSIONS:
         values = allowed(dims, name, where)
+        if name in _SEPARATE:
+            dims[name] = random.Random(f"{name}:{seed}").choice(values)
+            continue
         weights = _WEIGHTS.get(name) if values == DIMENSIONS[name] else None
         dims[name] = rng.choices(values, weights=weights)[0] if weights else rng.choice(values)
     return rng, Choices(seed, dims)

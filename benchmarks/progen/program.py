@@ -102,6 +102,11 @@ def _session(ch: Choices, refs: dict, step: str, init: str, rebind: list[str]) -
             loop.append(f"summ = sess.run(merged, feed_dict={feed})")
     if summ:
         loop.append(f"writer.add_summary(summ, {step})")
+    if ch.op_run == "weight_clip":
+        loop.append("sess.run(clip_ops)")
+    elif ch.op_run == "assign_value":
+        loop.append("count = sess.run(bump)")
+        loop.append("print('count %d' % count)")
     loop.append(f"print('step %d loss %.6f' % ({step}, l))")
     body.append(f"for {step} in range(n_steps):")
     body += ["    " + line for line in loop]
@@ -138,6 +143,11 @@ def _extras(ch: Choices, refs: dict) -> list[str]:
     if ch.summary == "yes":
         lines.append(f"tf.summary.scalar('loss', {refs['loss']})")
         lines.append("merged = tf.summary.merge_all()")
+    if ch.op_run == "weight_clip":
+        lines.append("clip_ops = [p.assign(tf.clip_by_value(p, -0.05, 0.05)) for p in tf.trainable_variables()]")
+    elif ch.op_run == "assign_value":
+        lines.append("counter = tf.Variable(0.0, trainable=False, name='counter')")
+        lines.append("bump = counter.assign_add(1.0)")
     if ch.saver == "yes":
         lines.append("saver = tf.train.Saver()")
     return lines
