@@ -22,9 +22,9 @@ op's statement in the step that runs it, as `v.assign(...)` is for one variable 
 
 Each assignment may read its own variable only (besides TensorFlow's functions and host numbers): one
 that reads another variable or a graph value (`p.assign(p / tf.global_norm(d_vars))`) is refused, as
-TF 1.x did not order the assignments and that read. The items must come from a list that holds variables only (`tf.trainable_variables()`, a list or a
-dict's values of the program's variables, a selection of them): an item of anything else is refused
-where it is assigned. `tf.assign(p, v)` and its `_add` / `_sub` forms are the same method in TF 2.
+TF 1.x did not order the assignments and that read. The items must come from a list that holds
+variables only (`tf.trainable_variables()`, a list or a dict's values of the program's variables, a
+selection of them): an item of anything else is refused where it is assigned. `tf.assign(p, v)` and its `_add` / `_sub` forms are the same method in TF 2.
 A run that keeps the result gets the variables after the assignments (`GraphOp.info["gives"]`,
 `value`); fetched with anything else, the run is refused (`refuse_unordered`): which of its
 variables another fetch reads is not followed.
@@ -73,7 +73,8 @@ def as_method(ev: "Evaluation", original: cst.Call, updated: cst.Call, qname: Op
         return None
     if qname in FUNCTIONS and len(updated.args) == 2 and all(a.keyword is None and a.star == "" for a in updated.args) \
             and _item(ev, original.args[0].value):
-        return cst.Call(cst.Attribute(original.args[0].value, cst.Name(FUNCTIONS[qname])), [cst.Arg(updated.args[1].value)])
+        method = cst.Attribute(original.args[0].value, cst.Name(FUNCTIONS[qname]))
+        return cst.Call(method, [cst.Arg(updated.args[1].value)])
     return None
 
 

@@ -268,7 +268,8 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None, used: bool = T
         leaf = parts
         if leaf.kind == FetchKind.TRAIN:
             returned = any(r.name == leaf.name for r in step.returns)
-            return (_numpy(Fetch(FetchKind.VALUE, call, single=leaf.single), call, tr.alias) if returned else call), targets
+            value = _numpy(Fetch(FetchKind.VALUE, call, single=leaf.single), call, tr.alias) if returned else call
+            return value, targets
         return _numpy(leaf, call, tr.alias), targets
     fetched = [p[1] for p in parts]
     nones = [f.kind == FetchKind.TRAIN and not any(r.name == f.name for r in step.returns) for f in fetched]
