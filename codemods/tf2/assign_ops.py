@@ -24,10 +24,10 @@ Each assignment may read its own variable only (besides TensorFlow's functions a
 that reads another variable or a graph value (`p.assign(p / tf.global_norm(d_vars))`) is refused, as
 TF 1.x did not order the assignments and that read. The items must come from a list that holds
 variables only (`tf.trainable_variables()`, a list or a dict's values of the program's variables, a
-selection of them): an item of anything else is refused where it is assigned. `tf.assign(p, v)` and its `_add` / `_sub` forms are the same method in TF 2.
-A run that keeps the result gets the variables after the assignments (`GraphOp.info["gives"]`,
-`value`); fetched with anything else, the run is refused (`refuse_unordered`): which of its
-variables another fetch reads is not followed.
+selection of them): an item of anything else is refused where it is assigned. `tf.assign(p, v)` and
+its `_add` / `_sub` forms are the same method in TF 2. A run that keeps the result gets the variables
+after the assignments (`GraphOp.info["gives"]`, `value`); fetched with anything else, the run is
+refused (`refuse_unordered`): which of its variables another fetch reads is not followed.
 """
 from __future__ import annotations
 
@@ -78,21 +78,10 @@ def as_method(ev: "Evaluation", original: cst.Call, updated: cst.Call, qname: Op
     return None
 
 
-def _calls(node) -> list:
-    out = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, call):
-            out.append(call)
-
-    node.visit(Calls())
-    return out
-
-
 def comprehension_op(ev: "Evaluation", original, updated, assigns: set) -> Optional[Op]:
     """The op of `[p.assign(...) for p in variables]` bound to one name, when its element is an assignment
     of its item (`assigns`: the ids of such calls); refused if bound otherwise; else None."""
-    if not any(id(n) in assigns for n in _calls(original)):
+    if not assigns or not any(isinstance(n, cst.Call) and id(n) in assigns for n in walk_nodes(original)):
         return None
     if not (isinstance(original, cst.ListComp) and id(original.elt) in assigns) or \
             not only_variables(ev.value_of_original(original.for_in.iter)):
