@@ -20,7 +20,7 @@ TF2 = "codemods.tf2"
 # The TF2 tier's layers, lowest first (docs/migrate-tf2.md, "Module layers").
 LAYERS = (
     ("tables and utilities", {
-        "_base", "symbols", "names", "syntax", "emit", "call_args", "scopes", "api_spec", "api_decisions", "api_transforms",
+        "_base", "lines", "symbols", "names", "syntax", "emit", "call_args", "scopes", "api_spec", "api_decisions", "api_transforms",
         "api_names", "api_arguments", "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
         "twins", "twins.*"}),
     ("typed model", {"model", "shapes"}),

@@ -128,10 +128,26 @@ def test_import_table_refuses_a_rebound_import_at_its_line():
 
 
 @pytest.mark.parametrize("rel, text", list(_sources())[::7], ids=[rel for rel, _ in list(_sources())[::7]])
-def test_positions_are_the_wrappers(rel, text):
-    """`_base.positions` (the provider run by itself) gives what MetadataWrapper.resolve gives."""
+def test_start_lines_are_the_providers(rel, text):
+    """`lines.start_lines` (libcst's printer, counting newlines) gives every node the line libcst's
+    PositionProvider starts it on."""
     from libcst.metadata import PositionProvider
 
-    from codemods.tf2._base import positions
+    from codemods.tf2.lines import start_lines
     module = cst.parse_module(text)
-    assert positions(module) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+    provided = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert start_lines(module) == {node: where.start.line for node, where in provided.items()}
+
+
+@pytest.mark.parametrize("text", ["x = 1\r\ny = (2,\r\n     3)\r\nz = y\r\n", "a = 1\rb = [\r 2]\rc = b\r",
+                                  "def f():\n    '''doc\n\n    '''\n    # a comment\n    return (1 +\n            2)\n"],
+                         ids=["crlf", "cr", "strings-and-comments"])
+def test_start_lines_count_every_newline_spelling(text):
+    """CRLF, a lone CR and newlines inside strings and comments move lines as they do for libcst."""
+    from libcst.metadata import PositionProvider
+
+    from codemods.tf2.lines import start_lines
+    module = cst.parse_module(text)
+    provided = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert start_lines(module) == {node: where.start.line for node, where in provided.items()}
+    assert max(start_lines(module).values()) == len(text.splitlines())  # the last line starts a node

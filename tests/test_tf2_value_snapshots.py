@@ -11,14 +11,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codemods.tf2._base import positions  # noqa: E402
+from codemods.tf2.lines import start_lines  # noqa: E402
 from codemods.tf2.value_snapshots import still_the_same  # noqa: E402
 
 
 def _answer(text: str) -> bool:
     module = cst.parse_module(text)
-    where = positions(module)
-    lines = lambda node: where[node].start.line if node in where else 0  # noqa: E731
+    where = start_lines(module)
+    lines = lambda node: where.get(node, 0)  # noqa: E731
     made = next(i for i, line in enumerate(text.splitlines(), 1) if "feed = {" in line)
     return still_the_same(module, lines, frozenset(), made, "feed", {"batch"})
 

@@ -11,11 +11,12 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods._base import Note, dotted_name, walk  # noqa: F401 - re-exported for the steps
 from codemods._base import imported_qualified_names
 from codemods.children import children
+from codemods.tf2.lines import start_lines
 
 # Canonical prefixes: every spelling of a TF 1.x name resolves to one key of the tables.
 _CANONICAL = (
@@ -107,24 +108,11 @@ class Names:
 
     def line(self, node: cst.CSTNode) -> int:
         if self._pos is None:
-            self._pos = positions(self.module)
-        pos = self._pos.get(node)
-        if callable(pos):
-            pos = pos()
-        return pos.start.line if pos is not None else 0
+            self._pos = start_lines(self.module)
+        return self._pos.get(node, 0)
 
 
 # -- small builders and readers -----------------------------------------------------------------
-def positions(module: cst.Module) -> dict:
-    """libcst's PositionProvider values for every node of `module` (its own nodes, not a copy).
-
-    The provider is run by itself: `MetadataWrapper.resolve` also runs a visit of the whole tree
-    for the batchable providers it resolves with it, even when there are none, which costs as
-    much again as the positions (libcst 1.x); tests/test_tf2_symbols.py holds the two equal."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    return dict(PositionProvider()._gen(wrapper))
-
-
 def code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 

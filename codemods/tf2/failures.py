@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2._base import positions
+from codemods.tf2.lines import start_lines
 
 
 def failure_line(exc: BaseException, module: cst.Module) -> int:
@@ -27,14 +27,14 @@ def failure_line(exc: BaseException, module: cst.Module) -> int:
         tb = tb.tb_next
     if not frames:
         return 0
-    where = positions(module)
+    where = start_lines(module)
     for frame in reversed(frames):  # innermost first: the most specific node
         best = 0
         for value in frame.f_locals.values():
             if isinstance(value, cst.CSTNode) and not isinstance(value, cst.Module):
-                pos = where.get(value)
-                if pos is not None and (best == 0 or pos.start.line < best):
-                    best = pos.start.line
+                start = where.get(value)
+                if start is not None and (best == 0 or start < best):
+                    best = start
         if best:
             return best
     return 0

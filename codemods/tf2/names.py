@@ -18,7 +18,8 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods._base import dotted_name
 from codemods.tf2 import symbols
-from codemods.tf2._base import Refuse, positions
+from codemods.tf2._base import Refuse
+from codemods.tf2.lines import start_lines
 
 # Every spelling of a TF 1.x name resolves to one canonical key of the tables.
 _CANONICAL = (
@@ -118,14 +119,15 @@ class ImportTable:
     import_targets: dict = field(default_factory=dict)  # name -> what its import sites bind it to, in any scope
 
     @classmethod
-    def read(cls, module: cst.Module) -> tuple["ImportTable", cst.Module]:
+    def read(cls, module: cst.Module, source: Optional[str] = None) -> tuple["ImportTable", cst.Module]:
         """The table and the module whose nodes `line()` knows. Raises Refuse when an imported
         name is rebound or shadowed somewhere (its meaning would depend on the place). Where each
         name is bound, and which names nothing binds, come from CPython's symbol tables
-        (`symbols`); libcst's scope analysis answers for a text CPython rejects."""
-        table = cls(positions={n: p.start.line for n, p in positions(module).items()})
+        (`symbols`); libcst's scope analysis answers for a text CPython rejects. `source`: the
+        module's text when the caller parsed it from one (else printed here)."""
+        table = cls(positions=start_lines(module))
         try:
-            source = module.code
+            source = module.code if source is None else source
             sites, unbound = symbols.binding_sites(source), symbols.unbound(source)
         except SyntaxError:
             sites, unbound = _scope_answers(MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider),

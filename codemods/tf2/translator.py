@@ -47,7 +47,7 @@ def translate(text: str, filename: str = "<string>") -> Result:
     unrolled: list = []
     loops: list = []
     try:
-        names, module = ImportTable.read(module)
+        names, module = ImportTable.read(module, text)
         written = module  # the input, as written (lines of refusals are its lines)
         usage = names.usage(module)
         if usage.verdict == "none":
@@ -61,7 +61,7 @@ def translate(text: str, filename: str = "<string>") -> Result:
             copied = imported_functions.read(text, filename)
             if copied is not None:
                 read_text, lines.copied, lines.origins = copied.text, copied.lines, copied.origins
-                names, module = ImportTable.read(cst.parse_module(read_text))
+                names, module = ImportTable.read(cst.parse_module(read_text), read_text)
                 written = module  # the program with the copies: lines of refusals go through `lines.copied`
                 unrolled = [Note(line, RULE, "change", message) for line, message in copied.notes]
             callees.check(read_text, filename, names.import_targets, names.unbound)

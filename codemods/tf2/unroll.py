@@ -38,7 +38,8 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2._base import code, positions
+from codemods.tf2._base import code
+from codemods.tf2.lines import start_lines
 from codemods.tf2 import fixed_values, hoist, named_lambdas, symbols
 from codemods.tf2.syntax import (Replace, assignments, bound_names, closed_under_calls, is_literal, replace_names,
                                  walk_nodes, walk_statements)
@@ -109,10 +110,10 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
         return tree, None, [], [], []
     new = tree.with_changes(body=body)
     line_map: dict = {}
-    for node, pos in positions(new).items():
+    for node, start in start_lines(new).items():
         line = file.positions.get(node)
         if line:
-            line_map.setdefault(pos.start.line, line)
+            line_map.setdefault(start, line)
     last, filled = 0, {}
     for line in range(1, new.code.count("\n") + 2):
         last = line_map.get(line, last)
