@@ -118,7 +118,9 @@ def _walk(node: cst.CSTNode):
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed(children(n)))
+        below = children(n)  # a fresh list: reversed in place
+        below.reverse()
+        stack.extend(below)
 
 
 def walk(node: cst.CSTNode):

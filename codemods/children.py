@@ -61,7 +61,9 @@ def children(node: cst.CSTNode) -> list:
         value = getattr(node, name)
         kind = type(value)
         if kind is list or kind is tuple:
-            out.extend(v for v in value if is_node_type(type(v)))
+            for v in value:  # a loop, not a generator: walks call this for every node
+                if is_node_type(type(v)):
+                    out.append(v)
         elif is_node_type(kind):
             out.append(value)
     return out

@@ -79,3 +79,25 @@ def test_visit_order_read_from_libcst():
     assert visit_order(cst.BinaryOperation) == ("lpar", "left", "operator", "right", "rpar")
     assert visit_order(cst.FunctionDef)[:3] == ("leading_lines", "decorators", "lines_after_decorators")
     assert visit_order(cst.BaseExpression) is None  # abstract: no fields of its own to read
+
+
+def test_walk_statements_finds_what_a_whole_walk_finds():
+    """syntax.walk_statements enters only the nodes that can hold a statement: from the module and
+    from every statement it gives the statements a walk over every node gives, in the same order."""
+    from codemods._base import walk
+    from codemods.tf2.syntax import walk_statements
+
+    kinds = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+    sources = [EVERY_FORM] + [p.read_bytes() for p in sorted((ROOT / "fixtures").rglob("*.py"))[::5]]
+    roots = 0
+    for source in sources:
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            continue
+        for root in [module, *(n for n in walk(module) if isinstance(n, kinds))]:
+            expected = [n for n in walk(root) if isinstance(n, kinds)]
+            got = list(walk_statements(root))
+            assert len(got) == len(expected) and all(a is b for a, b in zip(got, expected)), type(root).__name__
+            roots += 1
+    assert roots > 1000

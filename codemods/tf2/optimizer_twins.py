@@ -19,6 +19,8 @@ changes, Keras' velocity carries the rates of past steps. Its twin runs TF 1.x's
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 from libcst.helpers import parse_template_module
 
@@ -111,4 +113,11 @@ SOURCES = {"AdamOptimizer": ADAM, "RMSPropOptimizer": RMSPROP, "MomentumOptimize
 
 def definitions(twin: str, name: str, alias: str) -> list:
     """The twin class `twin`'s statements, named `name`, with the module's name for TensorFlow."""
-    return list(parse_template_module(SOURCES[twin], tf=cst.Name(alias), name=cst.Name(name)).body)
+    return list(_parsed(twin, name, alias))
+
+
+@lru_cache(maxsize=32)
+def _parsed(twin: str, name: str, alias: str) -> tuple:
+    """The template parsed once per spelling of its names (libcst's nodes are immutable, so a
+    tree may share them; parsing a twin took about 50 ms a file)."""
+    return tuple(parse_template_module(SOURCES[twin], tf=cst.Name(alias), name=cst.Name(name)).body)

@@ -15,6 +15,7 @@ changes nothing.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -22,7 +23,8 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2 import symbols
-from codemods.tf2._base import Names, Refuse, code, positions, walk
+from codemods.tf2._base import Names, Refuse, code, walk
+from codemods.tf2.lines import start_lines
 from codemods.tf2.names import unbound_names
 
 RULE = "output_checks"
@@ -62,17 +64,24 @@ def _steps(names: Names) -> list:
     return out
 
 
-def _has_star_import(module: cst.Module) -> bool:
+def _has_star_import(module: cst.Module, text: str) -> bool:
+    """`text`: the module's code. Where no `import` is followed by `*` (line continuations
+    allowed) the tree is not searched."""
+    if not _STAR_IMPORT_TEXT.search(text):
+        return False
     return any(isinstance(n, cst.ImportFrom) and isinstance(n.names, cst.ImportStar) for n in walk(module))
+
+
+_STAR_IMPORT_TEXT = re.compile(r"\bimport[\s\\]*\*")
 
 
 def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset()) -> None:
     """A name read but bound nowhere, which the input did bind (`source`: the input, when known;
     `unbound_before`: the names the input itself reads unbound, which are not blamed)."""
     module = names.module
-    if _has_star_import(module):
-        return
     text = module.code
+    if _has_star_import(module, text):
+        return
     try:
         unbound = {name: None for name in sorted(symbols.unbound(text))}
     except SyntaxError:  # libcst parses what CPython rejects: libcst's scope analysis answers
@@ -91,8 +100,8 @@ def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: fr
 
 def _binding_line(source: cst.Module, name: str) -> int:
     """The first line of `source` that assigns `name` (0 if none)."""
-    where = positions(source)
-    lines = [where[n].start.line for n in walk(source)
+    where = start_lines(source)
+    lines = [where[n] for n in walk(source)
              if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name
              and n in where]
     return min(lines) if lines else 0

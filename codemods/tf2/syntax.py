@@ -62,10 +62,24 @@ def _target_names(target) -> set:
 
 
 def walk_statements(node):
-    """Every statement under `node` (compound ones and their blocks included)."""
-    for n in _walk(node):
+    """Every statement under `node` (compound ones and their blocks included), in source order.
+    Only the nodes that can hold a statement are entered: no expression can (a lambda's body is
+    an expression), so the walk skips the bulk of a tree."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
         if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             yield n
+            if type(n) is cst.SimpleStatementLine:  # its small statements hold none
+                continue
+        below = [c for c in children(n) if isinstance(c, _HOLDS_STATEMENTS)]
+        below.reverse()
+        stack.extend(below)
+
+
+# the nodes a statement can be found under: blocks, clauses, statements (`else:`, `except:`, `case`)
+_HOLDS_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else,
+                     cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase, cst.Module)
 
 
 def assignments(st):
