@@ -107,9 +107,9 @@ def _read_module(path: Path, package: str) -> Optional[_Module]:
                     elif compound:  # `try: import cPickle as pickle` binds a name of the module
                         mod.imports.setdefault(name, []).append(target)
         if compound and not main_guard(st):  # an assignment, a call, an `if` at top level: importing runs it
-            mod.effects |= {(root, tuple(attrs), line) for root, attrs, line in _chains(st)}
+            mod.effects |= {(root, tuple(attrs), line) for root, attrs, line in _chains(list(ast.walk(st)))}
         local = _bound(st) - names if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
-        reads = {(root, tuple(attrs)) for root, attrs, _ in _chains(st) if root not in local}
+        reads = {(root, tuple(attrs)) for root, attrs, _ in _chains(list(ast.walk(st))) if root not in local}
         for name in names:
             mod.reads.setdefault(name, set()).update(reads)
             mod.inner.setdefault(name, []).extend(imported)
@@ -261,13 +261,14 @@ class Callees:
         return ""
 
 
-def _chains(tree: ast.AST):
-    """(dotted name, line) of every maximal Name/Attribute chain the module reads."""
+def _chains(nodes: list):
+    """(dotted name, line) of every maximal Name/Attribute chain the module reads (`nodes`: the
+    module's nodes, in `ast.walk`'s order)."""
     inner = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             inner.add(id(node.value))
-    for node in ast.walk(tree):
+    for node in nodes:
         if id(node) in inner or not isinstance(node, (ast.Name, ast.Attribute)):
             continue
         parts, cur = [], node
@@ -283,14 +284,14 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
 
     `imports`: name → the dotted targets its import statements bind it to (in any scope);
     `unbound`: the names nothing in the script binds (a star import may)."""
-    tree = ast.parse(source)
-    stars = [absolute(n.module, n.level, "") for n in ast.walk(tree)
+    nodes = list(ast.walk(ast.parse(source)))  # walked once, read three times
+    stars = [absolute(n.module, n.level, "") for n in nodes
              if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
     if all(host_package(t.split(".")[0]) or t.split(".")[0] in TF_ROOTS
            for t in [*stars, *(t for targets in imports.values() for t in targets)]):
         return  # every import is TensorFlow's or host code: nothing to follow
     callees = Callees.of_script(filename)
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [target for _, target in import_targets(node, "")]  # `from m import x`: m.x, or m if x is no module
@@ -299,7 +300,7 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
                 why = callees.effects_reason(module) if module is not None else ""
                 if why:
                     raise Refuse(node.lineno, f"{why}. {_READS}")
-    for root, attrs, line in sorted(_chains(tree), key=lambda c: c[2]):
+    for root, attrs, line in sorted(_chains(nodes), key=lambda c: c[2]):
         candidates = [f"{t}.{'.'.join(attrs)}" if attrs else t for t in imports.get(root, ())]
         if not candidates and root in unbound:
             candidates = [f"{s}.{root}{'.' + '.'.join(attrs) if attrs else ''}" for s in stars]

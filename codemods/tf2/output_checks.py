@@ -26,6 +26,7 @@ from codemods.tf2 import symbols
 from codemods.tf2._base import Names, Refuse, code, walk
 from codemods.tf2.lines import start_lines
 from codemods.tf2.names import unbound_names
+from codemods.tf2.syntax import walk_statements
 
 RULE = "output_checks"
 DESCRIPTION = "Refuse a TF2 program with an unbound name, state created per step, or a stale module-level value."
@@ -55,7 +56,7 @@ def _is_maker(q: Optional[str]) -> bool:
 def _steps(names: Names) -> list:
     """The module's `@tf.function` functions (at module level or in a class)."""
     out = []
-    for node in walk(names.module):
+    for node in walk_statements(names.module):  # a def is a statement: expressions are not entered
         if isinstance(node, cst.FunctionDef):
             for d in node.decorators:
                 target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
