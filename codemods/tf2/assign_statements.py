@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit, runtime_feeds, session
+from codemods.tf2 import emit, feed_dicts, runtime_feeds, session
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
@@ -64,8 +64,8 @@ class AssignStatements:
             if kept is not None:
                 out.extend(kept)
                 return
-            items = session.feed_dict_binding(self, target.value, small.value)
-            if items is None and session.is_feed_dict(self, small.value):
+            items = feed_dicts.feed_dict_binding(self, target.value, small.value)
+            if items is None and feed_dicts.is_feed_dict(self, small.value):
                 out.extend(runtime_feeds.bind(self, st, target, small.value, kept=True))
                 return
             if items is not None:

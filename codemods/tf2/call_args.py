@@ -9,6 +9,18 @@ import libcst as cst
 
 from codemods.tf2._base import code
 
+# how a script spells float32 (the dtype TF 2's initializers and variables take by default)
+FLOAT32 = ("tf.float32", "tensorflow.float32", "'float32'", '"float32"', "'float'", '"float"')
+
+
+def literal_str(node) -> Optional[str]:
+    """The value of a plain string literal, else None."""
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
+
+
+def is_false(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
 
 def is_literal(node: cst.BaseExpression, wanted: str) -> bool:
     """Is `node` the literal `wanted` (source text; "<str>": any string literal)?"""

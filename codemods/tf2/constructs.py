@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, keras_layers, layers, losses, ops, optimizers,
-                          placeholders, rnn, rnn_cells, session, summaries, tf_logging, training, variables)
+from codemods.tf2 import (checkpoints, contrib_training, data, flags, initializers, keras_layers, layers, losses, ops,
+                          optimizers, placeholders, rnn, rnn_cells, session, summaries, tf_logging, training,
+                          variables)
 from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
                                 StateKind, StateRef, Tensor, TFSymbol, kind_of)
 from codemods.tf2.names import short
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 CALLS = {
     **placeholders.CALLS,
     **variables.CALLS,
+    **initializers.CALLS,
     **layers.CALLS,
     **keras_layers.CALLS,
     **rnn_cells.CALLS,

@@ -16,14 +16,11 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import Placeholder, Tensor
+from codemods.tf2.call_args import literal_str
 from codemods.tf2.scopes import join as scope_join
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
-
-
-def _literal_str(node) -> Optional[str]:
-    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
 
 
 def placeholder(site: "CallSite"):
@@ -103,7 +100,7 @@ def _input(site, dtype, shape, default, computed: bool = False):
     if site.target is None or site.original is not site.ev.top:
         site.refuse("a placeholder not bound to a name is not converted")
     name_node, _ = site.arg(None, "name") if default is None and not computed else site.arg(2, "name")
-    op_name = tr.scopes.unique_name(scope_join(tr.scopes.top.name_path, _literal_str(name_node) or (
+    op_name = tr.scopes.unique_name(scope_join(tr.scopes.top.name_path, literal_str(name_node) or (
         "Placeholder" if default is None and not computed else "PlaceholderWithDefault")))
     ph = Placeholder(site.target, dtype, shape, shp.from_literal(shape) if shape is not None else None,
                      tr.line, len(tr.placeholders), default, tf1_name=op_name + ":0", computed=computed)

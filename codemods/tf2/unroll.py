@@ -32,17 +32,15 @@ MAX_PASSES passes; a target that is not names) keeps today's reading: a refusal 
 """
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2._base import code
+from codemods.tf2 import constants, fixed_values, hoist, named_lambdas, symbols
 from codemods.tf2.lines import start_lines
-from codemods.tf2 import fixed_values, hoist, named_lambdas, symbols
-from codemods.tf2.syntax import (Replace, assignments, bound_names, closed_under_calls, is_literal, replace_names,
-                                 walk_nodes, walk_statements)
+from codemods.tf2.syntax import (assignments, bound_names, closed_under_calls, replace_names, walk_nodes,
+                                 walk_statements)
 
 
 
@@ -201,13 +199,13 @@ def _statements(file: _File, original: cst.For, st: cst.For) -> Optional[list]:
         _place(file, bind, line)
         out.append(bind)
         # names the body never binds, each pass a constant: read as that constant (`name='w%d' % i` is 'w0')
-        mapping = _pairs(st.target, value) if constant else {}
+        mapping = constants.pairs(st.target, value) if constant else {}
         last = k == len(values) - 1
         for inner in st.body.body:
             copy = inner.deep_clone()  # each pass its own nodes: the reader keys answers by node
             _copy_lines(file, inner, copy)
             if mapping:
-                copy = copy.visit(_Fold(mapping))
+                copy = copy.visit(constants.Fold(mapping))
             if own:
                 copy = _renamed(file, copy, current, own, last)
             if mapping or own:
@@ -279,25 +277,13 @@ def _renamed(file: _File, statement, current: dict, own: set, last: bool):
     return spelled(statement)
 
 
-_COMPARE = {cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b, cst.LessThan: lambda a, b: a < b,
-            cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b,
-            cst.GreaterThanEqual: lambda a, b: a >= b}
-
-
 def _decided(file: _File, statement, line: int) -> list:
     """A pass's `if` whose test compares constants (`if 0 < 2 - 1:` once the pass's names are its
     values): the branch Python took, else the statement itself."""
     if not isinstance(statement, cst.If):
         return [statement]
-    test = statement.test
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-            and type(test.comparisons[0].operator) in _COMPARE):
-        return [statement]
-    try:
-        left = ast.literal_eval(_arithmetic(code(test.left)))
-        right = ast.literal_eval(_arithmetic(code(test.comparisons[0].comparator)))
-        taken = _COMPARE[type(test.comparisons[0].operator)](left, right)
-    except (ValueError, TypeError, SyntaxError):
+    taken = constants.decided(statement.test)
+    if taken is None:
         return [statement]
     branch = statement.body if taken else statement.orelse
     if branch is None:
@@ -312,19 +298,6 @@ def _decided(file: _File, statement, line: int) -> list:
         _place(file, st, line)
         out.extend(_decided(file, st, line))
     return out
-
-
-def _arithmetic(text: str) -> str:
-    """`2 - 1` → `1`: + - * of integer constants, as Python computes them (else the text unchanged)."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return text
-    if all(isinstance(n, (ast.Expression, ast.BinOp, ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.UnaryOp,
-                          ast.USub)) for n in ast.walk(tree)) and \
-            all(isinstance(n.value, int) for n in ast.walk(tree) if isinstance(n, ast.Constant)):
-        return repr(eval(compile(tree, "<constant>", "eval"), {"__builtins__": {}}))  # only int + - * nodes
-    return text
 
 
 def _place(file: _File, node, line: int) -> None:
@@ -362,50 +335,6 @@ def _bound_in(body) -> set:
 
 def _names_in(node) -> set:
     return {n.value for n in walk_nodes(node) if isinstance(n, cst.Name)}
-
-
-def _pairs(target, value) -> dict:
-    """name → its constant in this pass (`i, units` = `(0, 12)`: i → 0, units → 12)."""
-    if isinstance(target, cst.Name):
-        return {target.value: value}
-    if isinstance(value, cst.Tuple) and len(value.elements) == len(target.elements):
-        out = {}
-        for t, v in zip(target.elements, value.elements):
-            out.update(_pairs(t.value, v.value))
-        return out
-    return {}
-
-
-class _Fold(Replace):
-    """The pass's names → their constants, and `'fmt' % constants` / `f'...{constant}...'` → the string."""
-
-    def leave_Name(self, original, updated):
-        new = super().leave_Name(original, updated)
-        return updated if new is updated else new.deep_clone()  # each place its own node
-
-    def leave_BinaryOperation(self, original, updated):
-        if not (isinstance(updated.operator, cst.Modulo) and isinstance(updated.left, cst.SimpleString)):
-            return updated
-        try:
-            fmt = ast.literal_eval(updated.left.value)
-            values = ast.literal_eval(code(updated.right))
-            text = fmt % values
-        except (ValueError, TypeError, SyntaxError, KeyError):
-            return updated
-        return cst.SimpleString(repr(text)) if isinstance(text, str) else updated
-
-    def leave_FormattedString(self, original, updated):
-        parts = []
-        for part in updated.parts:
-            if isinstance(part, cst.FormattedStringText):
-                parts.append(part.value)
-            elif part.conversion is None and part.format_spec is None and is_literal(part.expression):
-                parts.append(str(ast.literal_eval(code(part.expression))))
-            else:
-                return updated
-        if "b" in updated.prefix.lower() or "r" in updated.prefix.lower():
-            return updated
-        return cst.SimpleString(repr("".join(parts)))
 
 
 def _names_only(target) -> bool:

@@ -1,4 +1,4 @@
-"""Variables, scopes, collections and initializers (TF 1.x) → TF 2.
+"""Variables, scopes and collections (TF 1.x) → TF 2.
 
 * `tf.Variable(init)` → `tf.Variable(init)`, created where TF 1.x created it, its TF 1.x name
   kept (`name=` under the scopes); `tf.get_variable(name, shape, initializer=...)` →
@@ -6,9 +6,9 @@
   scope reuses it (`scopes`);
 * `tf.variable_scope` / `tf.name_scope` / `tf.device` blocks are read through (the scopes
   decide names and reuse only); `tf.trainable_variables()` / `tf.get_collection(TRAINABLE, scope)`
-  → the list of those variables (TF 1.x's creation order, its regex on their names);
-* the initializers' TF 2 classes (`tf.truncated_normal_initializer` →
-  `tf.keras.initializers.TruncatedNormal`: the same distribution, 2 standard deviations).
+  → the list of those variables (TF 1.x's creation order, its regex on their names).
+
+The initializers they are given are `initializers`'.
 """
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit
-from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
-from codemods.tf2.api_decisions import OVERRIDES
 from codemods.tf2 import shapes as shp
+from codemods.tf2.call_args import FLOAT32, is_false, literal_str
 from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, Session,
                                 State, StateKind, StateRef)
 from codemods.tf2.scopes import Frame
@@ -30,48 +29,6 @@ if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
     from codemods.tf2.program import Program
 
-# TF 1.x initializer → (TF 2 class, TF 1.x arguments by position, arguments TF 2 drops if float32)
-INITIALIZERS = {
-    "tensorflow.random_normal_initializer": ("tensorflow.random_normal_initializer", ("mean", "stddev", "seed")),
-    "tensorflow.random_uniform_initializer": ("tensorflow.random_uniform_initializer", ("minval", "maxval", "seed")),
-    "tensorflow.truncated_normal_initializer": ("tensorflow.keras.initializers.TruncatedNormal",
-                                                ("mean", "stddev", "seed")),
-    "tensorflow.zeros_initializer": ("tensorflow.zeros_initializer", ()),
-    "tensorflow.ones_initializer": ("tensorflow.ones_initializer", ()),
-    "tensorflow.constant_initializer": ("tensorflow.constant_initializer", ("value",)),
-    "tensorflow.glorot_uniform_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("seed",)),
-    "tensorflow.contrib.layers.xavier_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("uniform", "seed")),
-    "slim.xavier_initializer": ("tensorflow.keras.initializers.GlorotUniform", ("uniform", "seed")),
-    "tensorflow.initializers.random_normal": ("tensorflow.random_normal_initializer", ("mean", "stddev", "seed")),
-    "tensorflow.initializers.truncated_normal": ("tensorflow.keras.initializers.TruncatedNormal",
-                                                 ("mean", "stddev", "seed")),
-    "tensorflow.initializers.zeros": ("tensorflow.zeros_initializer", ()),
-    "tensorflow.initializers.constant": ("tensorflow.constant_initializer", ("value",)),
-}
-# TF 1.x's defaults where TF 2's class defaults differ (TF 2: stddev 0.05, uniform in [-0.05, 0.05]; both
-# have mean 0):
-# written out when the script left them out, so the variables start from TF 1.x's distribution.
-TF1_DEFAULTS = {
-    "tensorflow.random_normal_initializer": (("stddev", "1.0"),),
-    "tensorflow.initializers.random_normal": (("stddev", "1.0"),),
-    "tensorflow.random_uniform_initializer": (("minval", "0.0"), ("maxval", "1.0")),
-    "tensorflow.truncated_normal_initializer": (("stddev", "1.0"),),
-    "tensorflow.initializers.truncated_normal": (("stddev", "1.0"),),
-}
-# The other initializers TF 2 has with TF 1.x's meaning: tf1clip's decisions over the upgrade spec
-# (api_decisions.OVERRIDES, proven by tests/test_api_changes.py), applied by `to_tf2`.
-SPEC_INITIALIZERS = frozenset(
-    "tensorflow." + name[len("tf."):] for name, row in OVERRIDES.items()
-    if ".initializers." in row.target or row.target.endswith("_initializer")) - set(INITIALIZERS)
-FLOAT32 = ("tf.float32", "tensorflow.float32", "'float32'", '"float32"', "'float'", '"float"')
-
-
-def _literal_str(node) -> Optional[str]:
-    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
-
-
-def _is_false(node) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
 
 
 # -- variables -------------------------------------------------------------------------------------
@@ -88,7 +45,7 @@ def variable(site: "CallSite"):
         site.refuse("a variable initialized from a placeholder (fed at initialization) is not converted")
     materialize(site, init)
     name_node, _ = site.arg(None, "name")
-    given = _literal_str(name_node)
+    given = literal_str(name_node)
     if name_node is not None and given is None:
         site.refuse("tf.Variable(name=<expression>) is not converted")
     tf1 = tr.scopes.variable_name(given)
@@ -99,7 +56,7 @@ def variable(site: "CallSite"):
         node = node.with_changes(args=[a.with_changes(value=emit.string_like(a.value, tf1))
                                        if a.keyword is not None and a.keyword.value == "name" else a
                                        for a in node.args])
-    state = State(StateKind.VARIABLE, name, tf1, tr.line, trainable=not _is_false(trainable), single=True, shape=shape)
+    state = State(StateKind.VARIABLE, name, tf1, tr.line, trainable=not is_false(trainable), single=True, shape=shape)
     state.info["vars"] = [(tf1, cst.Name(name))]
     state.info["named"] = given is not None  # written with TF 1.x's name: its `.name` is TF 1.x's
     ref = tr.add_state(state, [emit.assign(name, node)])
@@ -110,7 +67,7 @@ def get_variable(site: "CallSite"):
     site.only({"name", "shape", "dtype", "initializer", "trainable"}, 4)
     tr = site.tr
     name_node, _ = site.arg(0, "name")
-    given = _literal_str(name_node)
+    given = literal_str(name_node)
     if given is None:
         site.refuse("tf.get_variable with a name that is not a string literal is not converted")
     full = tr.scopes.get_variable_name(given)
@@ -155,14 +112,14 @@ def get_variable(site: "CallSite"):
     else:
         site.refuse(f"initializer `{emit.code(init)}` is not in tf1clip's table")
     args = [cst.Arg(value)]
-    if _is_false(trainable):
+    if is_false(trainable):
         args.append(emit.keyword("trainable", trainable))
     args.append(emit.keyword("name", cst.SimpleString(f'"{full}"')))
     node = emit.call(tr.tf("tensorflow.Variable"))
     node = emit.with_args(node, args)
     name = _python_name(site, given)
     dims = shp.from_literal(shape) if shape is not None else shp.of(init_av)
-    state = State(StateKind.VARIABLE, name, full, tr.line, trainable=not _is_false(trainable), single=True, shape=dims,
+    state = State(StateKind.VARIABLE, name, full, tr.line, trainable=not is_false(trainable), single=True, shape=dims,
                   info={"get": True, "vars": [(full, cst.Name(name))], "named": True})
     statement = emit.with_comment(emit.assign(name, node), why)
     tr.note(f"tf.get_variable(\"{full}\") → tf.Variable with the same initializer, created here once")
@@ -282,9 +239,9 @@ def _one_variable(state: State, tf1: str, expr: cst.BaseExpression) -> StateRef:
 def trainable_variables(site: "CallSite"):
     site.only({"scope"}, 1)
     scope, _ = site.arg(0, "scope")
-    if scope is not None and _literal_str(scope) is None:
+    if scope is not None and literal_str(scope) is None:
         site.refuse("tf.trainable_variables(scope=<expression>) is not converted")
-    return _collection(site, trainable_pairs(site.tr, _literal_str(scope)))
+    return _collection(site, trainable_pairs(site.tr, literal_str(scope)))
 
 
 def get_collection(site: "CallSite"):
@@ -292,65 +249,14 @@ def get_collection(site: "CallSite"):
     key, key_av = site.arg(0, "key")
     scope, _ = site.arg(1, "scope")
     q = getattr(key_av, "qname", None)
-    if q not in ("tensorflow.GraphKeys.TRAINABLE_VARIABLES",) or (scope is not None and _literal_str(scope) is None):
+    if q not in ("tensorflow.GraphKeys.TRAINABLE_VARIABLES",) or (scope is not None and literal_str(scope) is None):
         site.refuse(f"tf.get_collection({emit.code(key)}{', ...' if scope is not None else ''}) is not converted "
                     "(only the trainable variables, by a scope given as a string)")
-    return _collection(site, trainable_pairs(site.tr, _literal_str(scope)))
+    return _collection(site, trainable_pairs(site.tr, literal_str(scope)))
 
 
 def initializer_op(site: "CallSite"):
     return Op(GraphOp(OpKind.INIT, info={"all": True})), site.node
-
-
-# -- initializers ------------------------------------------------------------------------------------
-def initializer(site: "CallSite"):
-    if site.qname in SPEC_INITIALIZERS:
-        return _spec_initializer(site)
-    tf2, params = INITIALIZERS[site.qname]
-    kept = []
-    for i, a in enumerate(site.node.args):
-        kw = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
-        if kw == "dtype":
-            if emit.code(a.value) not in FLOAT32:
-                site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} with dtype {emit.code(a.value)}")
-            continue
-        if kw == "uniform":
-            if not (isinstance(a.value, cst.Name) and a.value.value == "True"):
-                site.refuse("xavier_initializer(uniform=False): TF 1.x's normal variant has no exact Keras twin")
-            continue
-        if kw == "verify_shape" and _is_false(a.value):
-            continue
-        if kw not in params:
-            site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} argument `{kw}` is not mapped")
-        moved = a.keyword is None and params[:len(kept) + 1][-1:] != [kw] or (a.keyword is None and
-                                                                                "uniform" in params)
-        kept.append(emit.keyword(kw, a.value) if moved else a)
-    given = {params[i] if a.keyword is None and i < len(params) else (a.keyword.value if a.keyword else None)
-             for i, a in enumerate(site.node.args)}
-    missing = [(p, v) for p, v in TF1_DEFAULTS.get(site.qname, ()) if p not in given]
-    if missing:
-        kept = kept + [emit.keyword(p, cst.Float(v)) for p, v in missing]
-        site.tr.note(f"{site.qname.replace('tensorflow.', 'tf.')}: TF 1.x's defaults written out "
-                     f"({', '.join(f'{p}={v}' for p, v in missing)}): TF 2's class defaults differ")
-    node = emit.with_args(site.node.with_changes(func=site.tr.tf(tf2)), kept)
-    return Other(OtherKind.INITIALIZER), node
-
-
-def _spec_initializer(site: "CallSite"):
-    """An initializer of SPEC_INITIALIZERS: its TF 2 class, through the upgrade spec and tf1clip's
-    decisions; a float32 `dtype=` is dropped (TF 2's take the dtype when called), another refused."""
-    args = []
-    for a in site.node.args:
-        if a.keyword is not None and a.keyword.value == "dtype":
-            if emit.code(a.value) not in FLOAT32:
-                site.refuse(f"{site.qname.replace('tensorflow.', 'tf.')} with dtype {emit.code(a.value)}")
-            continue
-        args.append(a)
-    try:
-        name, call = to_tf2(site.qname.replace("tensorflow.", "tf.", 1), emit.with_args(site.node, args))
-    except NoTF2Mapping as exc:
-        site.refuse(exc.reason)
-    return Other(OtherKind.INITIALIZER), call.with_changes(func=site.tr.tf(name.replace("tf.", "tensorflow.", 1)))
 
 
 # -- scopes -------------------------------------------------------------------------------------------
@@ -374,15 +280,15 @@ def variable_scope(site: "CallSite"):
         path, absolute = name_av.path, True
     elif name is None or (isinstance(name, cst.Name) and name.value == "None"):
         path, absolute = None, False
-        if _literal_str(default) is None:
+        if literal_str(default) is None:
             site.refuse("variable_scope without a name or a literal default_name")
-    elif _literal_str(name) is not None:
-        path, absolute = _literal_str(name), False
+    elif literal_str(name) is not None:
+        path, absolute = literal_str(name), False
     else:
         site.refuse("variable_scope with a name that is not a string literal is not converted")
 
     def enter(tr: "Program", item):
-        frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, _literal_str(default), scope_init)
+        frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, literal_str(default), scope_init)
         return Scope(frame.var_path, frame)
 
     def leave(tr: "Program"):
@@ -392,7 +298,7 @@ def variable_scope(site: "CallSite"):
 
 def name_scope(site: "CallSite"):
     name, _ = site.arg(0, "name")
-    value = _literal_str(name)
+    value = literal_str(name)
     if name is not None and value is None and not (isinstance(name, cst.Name) and name.value == "None"):
         site.refuse("name_scope with a name that is not a string literal is not converted")
 
@@ -433,7 +339,6 @@ CALLS = {
     "tensorflow.variable_scope": variable_scope,
     "tensorflow.name_scope": name_scope,
     "tensorflow.device": transparent,
-    **{q: initializer for q in (*INITIALIZERS, *SPEC_INITIALIZERS)},
 }
 CREATORS = {"tensorflow.Variable",
             "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
