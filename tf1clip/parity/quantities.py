@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tf1clip.parity.recorder import flatten
+from tf1clip.parity.record_values import flatten
 
 
 def global_norm(grads):

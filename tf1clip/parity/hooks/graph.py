@@ -15,7 +15,8 @@ import threading
 import numpy as np
 
 from tf1clip.parity.quantities import global_norm, loss_tensor
-from tf1clip.parity.recorder import StopParity, var_key
+from tf1clip.parity.record_values import var_key
+from tf1clip.parity.recorder import StopParity
 from tf1clip.parity.updates import on_update
 from tf1clip.steps import step_keys, wrap
 
