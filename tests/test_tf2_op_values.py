@@ -8,7 +8,8 @@ None, with `global_step=` too: TF 1.x's `apply_gradients` returns the increment'
 
 Variants: the run's result bound to a name, printed in an expression, in a list, a one-element tuple and a
 dict; `tf.assign` and `tf.assign_add` (the function forms), through an alias of `tf`, made in a method; the
-dropped forms, which return nothing; and the update ops with a global step (of `minimize` and of
+dropped forms, which return nothing; the op run by another name (`shrink = copy`: the step applied it twice
+before, once per name); and the update ops with a global step (of `minimize` and of
 `apply_gradients` after a clip), fetched alone, with the loss, in a dict, whose None stays None. Each prints
 what `tf1clip run` of the TF 1.x script prints.
 """
@@ -52,6 +53,13 @@ ASSIGNS = {
                    "        self.v = tf.Variable(tf.ones([2]) * 0.8, name='S')\n        self.op = self.v.assign(self.v * 0.5)\n\n\n"
                    "shrink = Shrink()", [*TRAIN, "c = sess.run(shrink.op)", SHOW]),
     "dropped": ("", f"{SGD}\n{SHRINK}", [*TRAIN, "sess.run(copy)", "_ = sess.run(copy)", 'print("shrunk")']),
+    # the op bound to another name and run by it: its statement was made again for that name, so the step
+    # halved V twice (a wrong conversion, found with the target-network copies)
+    "another name": ("", f"{SGD}\n{SHRINK}\nshrink = copy", [*TRAIN, "c = sess.run(shrink)", SHOW]),
+    "a method's op by another name": ("", f"{SGD}\n\n\nclass Shrink:\n    def __init__(self):\n"
+                                          "        self.v = tf.Variable(tf.ones([2]) * 0.8, name='S')\n"
+                                          "        self.op = self.v.assign(self.v * 0.5)\n\n\nshrink = Shrink()\n"
+                                          "op = shrink.op", [*TRAIN, "c = sess.run(op)", SHOW]),
 }
 GS = "gs = tf.train.get_or_create_global_step()\n"
 GLOBAL_STEPS = {
@@ -82,6 +90,7 @@ def _script(name: str) -> str:
 # the return statements of the steps: the training step's and the one that applies the op (V's shrink by
 # default), or one step that does both
 RETURNS = {"dict": {"return loss", "return {'c': V}"}, "method": {"return loss", "return shrink.v"},
+           "a method's op by another name": {"return loss", "return shrink.v"},
            "dropped": {"return loss"}, "gs alone": {"return loss"}, "gs with the loss": {"return [None, loss]"},
            "gs in a dict": {"return {'t': None, 'l': loss}"}, "gs of apply_gradients": {"return loss"}}
 
@@ -93,11 +102,13 @@ def test_the_step_returns_the_value_only_where_the_run_keeps_it(name):
     returns = {ast.unparse(r) for f in steps for r in ast.walk(f) if isinstance(r, ast.Return)}
     assert returns == RETURNS.get(name, {"return loss", "return V"}), returns
     assert "sess.run" not in out
+    if name in ASSIGNS and not name.startswith("tf.assign"):
+        assert out.count(".assign(") == 1, out  # the op's statement once, whatever name runs it
 
 
-# run and parity on CI: a dict, a method's op, a global step's None in a dict; every case under
-# TF1CLIP_FULL_PROOF=1 (benchmarks/full_proofs.py)
-@pytest.mark.parametrize("name", sampled(sorted(CASES), {"dict", "method", "gs in a dict"}))
+# run and parity on CI: the op run by another name, a method's op, a global step's None in a dict; every case
+# under TF1CLIP_FULL_PROOF=1 (benchmarks/full_proofs.py)
+@pytest.mark.parametrize("name", sampled(sorted(CASES), {"another name", "method", "gs in a dict"}))
 def test_it_prints_and_trains_like_tf1(tmp_path, name):
     assert_prints_and_trains_alike(tmp_path, _script(name), 7)
 

@@ -146,7 +146,9 @@ class AssignStatements:
             self.env[names[0]] = av
             return
         out.extend(pending)
-        if isinstance(av, Op) and not av.op.info.get("body"):
+        if isinstance(av, Op) and (not av.op.info.get("body") or av.op.name is not None):
+            # an op of its own statement elsewhere (an update, or an assign op a statement made and named):
+            # this name is another name of it, its statement is not made twice
             for n in names:
                 self.env[n] = av
             if isinstance(target, cst.Name):
