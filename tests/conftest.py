@@ -90,6 +90,13 @@ def assert_parity(folder: Path, old_source: str, new_source: str, name: str = "t
     assert proc.stdout.strip().endswith("PASS")
 
 
+def step_source(out: str, name: str) -> tuple:
+    """(the text of step function `name` in the TF2 output `out`, its return statements)."""
+    step = out[out.index(f"def {name}():"):]
+    step = step[:step.index("get_concrete_function")]
+    return step, [line.strip() for line in step.splitlines() if line.strip().startswith("return")]
+
+
 def tier_output(text: str, name: str = "t.py") -> str:
     """The TF2 tier's output for `text`, which must convert, and convert to itself again (idempotent)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

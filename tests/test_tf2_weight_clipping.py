@@ -16,7 +16,7 @@ output check, falsely: "`self` is still read but the TF2 program no longer binds
 """
 import pytest
 
-from conftest import FIXED_DATA, FIXED_START, assert_prints_and_trains_alike, sampled, tier_output
+from conftest import FIXED_DATA, FIXED_START, assert_prints_and_trains_alike, sampled, step_source, tier_output
 
 SCRIPT = "import numpy as np\nimport tensorflow as tf\n{head}\n" + FIXED_START + '''loss = tf.reduce_mean(tf.square(tf.matmul(tf.tanh(tf.matmul(x, W)), V) - y))
 train_op = tf.train.RMSPropOptimizer(0.01).minimize(loss)
@@ -60,10 +60,8 @@ CHANGED_LATER = {"a list popped later": "d.pop()", "a list grown later": "d.appe
 def test_the_clip_is_a_step_of_its_own(name):
     head, clip, run = CASES[name]
     out = tier_output(SCRIPT.format(head=head, clip=clip, run=run))
-    step = out[out.index("def train_step_2():"):]
-    step = step[:step.index("get_concrete_function")]
+    step, returns = step_source(out, "train_step_2")
     assert "for p in" in step and ".assign" in step and "sess.run" not in out
-    returns = [line.strip() for line in step.splitlines() if line.strip().startswith("return")]
     kept = name in ("kept", "printed")
     assert returns == (["return [p for p in [W, V]]"] if kept else []), returns
     if name in CHANGED_LATER:

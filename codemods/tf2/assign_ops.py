@@ -22,7 +22,13 @@ op's statement in the step that runs it, as `v.assign(...)` is for one variable 
 
 Each assignment may read its own variable only (besides TensorFlow's functions and host numbers): one
 that reads another variable or a graph value (`p.assign(p / tf.global_norm(d_vars))`) is refused, as
-TF 1.x did not order the assignments and that read. The items must come from a list that holds
+TF 1.x did not order the assignments and that read. The one exception is the pair's other variable of
+a comprehension over `zip`, a target network's copy:
+
+    update_target = [t.assign(tau * m + (1 - tau) * t) for t, m in zip(target_vars, main_vars)]
+
+where each list holds variables only and no assignment writes a variable another one reads (`_check_sources`):
+every order of the assignments gives the same values. A swap (`zip([a, b], [b, a])`) is refused. The items must come from a list that holds
 variables only (`tf.trainable_variables()`, a list or a dict's values of the program's variables, a
 selection of them): an item of anything else is refused where it is assigned. `tf.assign(p, v)` and
 its `_add` / `_sub` forms are the same method in TF 2. A run that keeps the result gets the variables
@@ -35,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, item_uses
 from codemods.tf2.interfaces import FetchKind
 from codemods.tf2.model import (AV, HOST, Element, GraphOp, Instance, Op, OpKind, Seq, StateKind, StateRef,
                                 holds_tf)
@@ -83,14 +89,17 @@ def comprehension_op(ev: "Evaluation", original, updated, assigns: set) -> Optio
     of its item (`assigns`: the ids of such calls); refused if bound otherwise; else None."""
     if not assigns or not any(isinstance(n, cst.Call) and id(n) in assigns for n in walk_nodes(original)):
         return None
-    if not (isinstance(original, cst.ListComp) and id(original.elt) in assigns) or \
-            not only_variables(ev.value_of_original(original.for_in.iter)):
+    lists = _ranged(ev, original.for_in)
+    assigned = updated.elt.func.value.value if isinstance(updated.elt, cst.Call) else None
+    if not (isinstance(original, cst.ListComp) and id(original.elt) in assigns) or assigned not in lists or \
+            not only_variables(ev.value_of_original(lists[assigned])):
         ev.tr.refuse(f"`{ev.tr.code(original)}` assigns items of a list not known to hold only variables, or "
                      "assigns them inside a larger element: not converted")
     if original is not ev.top or ev.target is None or original.for_in.inner_for_in is not None:
         ev.tr.refuse("assign ops made in a comprehension other than one bound to a name of its own "
                      "(`clip = [p.assign(...) for p in variables]`) are not converted")
-    targets = {n.value for n in walk_nodes(original.for_in.target) if isinstance(n, cst.Name)}
+    _check_sources(ev, original, lists, assigned)
+    targets = set(lists)
     others = [n for n in sorted(names_of(original.elt) - targets)
               if holds_tf(ev.env.get(n, HOST)) or isinstance(ev.env.get(n), Instance)]
     if others:  # (a TensorFlow module or function, a host number, are not graph reads)
@@ -98,6 +107,32 @@ def comprehension_op(ev: "Evaluation", original, updated, assigns: set) -> Optio
                      "does not order the assignments and that read, the TF 2 step would run them one after another")
     body = [cst.SimpleStatementLine([cst.Expr(updated)])]
     return Op(GraphOp(OpKind.ASSIGN, info={"body": body, "gives": True, "items": True}))
+
+
+def _ranged(ev: "Evaluation", for_in: cst.CompFor) -> dict:
+    """name → the list it ranges over: `for p in vs`, or each name of `for t, m in zip(ts, ms)`."""
+    if isinstance(for_in.target, cst.Name):
+        return {for_in.target.value: for_in.iter}
+    return item_uses.zip_targets(for_in, ev.env) or {}
+
+
+def _check_sources(ev: "Evaluation", original: cst.ListComp, lists: dict, assigned: str) -> None:
+    """Each assignment may read, besides its own variable, the items of another list of variables that
+    none of the assignments writes (a target network's copy, `[t.assign(m) for t, m in zip(ts, ms)]`):
+    then TF 1.x's unordered assignments and the step's ordered ones read the same values."""
+    written = {id(i.state) for i in _items(ev.value_of_original(lists[assigned]))}
+    for name in sorted(set(lists) & names_of(original.elt) - {assigned}):
+        source = ev.value_of_original(lists[name])
+        if not only_variables(source):
+            ev.tr.refuse(f"`{ev.tr.code(original)}`: `{name}` ranges over a list not known to hold only variables: "
+                         "not converted")
+        if written & {id(i.state) for i in _items(source)}:
+            ev.tr.refuse(f"`{ev.tr.code(original)}`: `{name}` ranges over variables the assignments also write; TF 1.x "
+                         "does not order the assignments, the TF 2 step would run them one after another")
+
+
+def _items(av: AV) -> list:
+    return _items(av.of) if isinstance(av, Element) else list(av.items)
 
 
 def value(statements: list) -> cst.BaseExpression:

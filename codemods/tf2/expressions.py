@@ -57,6 +57,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         self._fn_reads: dict = {}       # id(lambda) -> (reason, line): it reads its parameter as TF 1.x gave it
         self._runs: set = set()         # session runs inside this expression
         self._item_assigns: set = set()  # ids of assignments of a comprehension's item (assign_ops)
+        self._item_assign_funcs: set = set()  # ids of their `p.assign`: TF 2's method of the item's variable
         self._original: dict = {}       # id(original node) -> abstract value
         self.uses: set = set()          # graph names read
         self._static: dict = {}         # name -> its reads for a static dimension only
@@ -118,12 +119,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
 
     def loop_iter(self, name: str):
         """What `name` ranges over in an enclosing comprehension (innermost first), else None."""
-        for for_in in reversed(self._loops):
-            while for_in is not None:
-                if isinstance(for_in.target, cst.Name) and for_in.target.value == name:
-                    return for_in.iter
-                for_in = for_in.inner_for_in
-        return None
+        return item_uses.loop_iter(self._loops, name, self.env)
+
 
     def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
         params = {p.name.value for p in node.params.params}
@@ -229,6 +226,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         assign = assign_ops.as_method(self, original, updated, func.qname if isinstance(func, TFSymbol) else None)
         if assign is not None:  # an assignment of a comprehension's item over variables: its op is the comprehension's
             self._item_assigns.add(id(original))
+            self._item_assign_funcs.add(id(original.func))
             return self._set(assign, Tensor(single=False))
         self.check_item_calls(original, updated, func)
         if isinstance(func, TFSymbol):
@@ -297,6 +295,11 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
                 return self._set(static, HOST)
         if isinstance(base, Seq) and shp.literal(key) is not None and -len(base.items) <= shp.literal(key) < len(base.items):
             return self._set(updated, base.items[shp.literal(key)])
+        if isinstance(base, Seq) and not base.fields and isinstance(index, cst.Slice):
+            parts = (index.lower, index.upper, index.step)
+            bounds = [None if part is None else shp.literal(part) for part in parts]
+            if all(b is not None for b, part in zip(bounds, parts) if part is not None) and bounds[2] != 0:
+                return self._set(updated, Seq(base.items[slice(*bounds)], base.kind))  # `tvars[:2]`: those items
         if isinstance(base, Mapping) and isinstance(key, cst.SimpleString):
             for k, v in zip(base.keys, base.items):
                 if isinstance(k, cst.SimpleString) and k.evaluated_value == key.evaluated_value:

@@ -62,7 +62,10 @@ class ItemChecks:
             yield from self._given(child)
 
     def tf_callable(self, func: cst.BaseExpression) -> bool:
-        """`func` is TensorFlow's, or a method of a TensorFlow object or state."""
+        """`func` is TensorFlow's, or a method of a TensorFlow object or state (the assignment of a
+        comprehension's item over variables, `t.assign(m)`, is its variable's: `assign_ops` checks it)."""
+        if id(func) in self._item_assign_funcs:
+            return True
         av = self._original.get(id(func))
         if isinstance(av, (TFSymbol, StateRef)) or isinstance(av, Other) and av.kind == OtherKind.MEMBER and \
                 isinstance(av.info.get("of"), (StateRef, Tensor, Input, Other)):

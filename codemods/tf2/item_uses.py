@@ -62,6 +62,32 @@ def item_names(target, iterable, value_of: Callable, holds_tf: Callable, rebound
     return set(target_names(target)) if holds_tf(value_of(iterable)) else set()
 
 
+def loop_iter(loops: list, name: str, bound) -> Optional[cst.BaseExpression]:
+    """What `name` ranges over in the comprehensions `loops` (their `CompFor` chains, innermost last): its
+    iterable, or the argument of Python's `zip(a, b)` it takes its items from (`for t, m in ...`)."""
+    for for_in in reversed(loops):
+        while for_in is not None:
+            if isinstance(for_in.target, cst.Name) and for_in.target.value == name:
+                return for_in.iter
+            zipped = zip_targets(for_in, bound)
+            if zipped is not None and name in zipped:
+                return zipped[name]
+            for_in = for_in.inner_for_in
+    return None
+
+
+def zip_targets(for_in: cst.CompFor, bound) -> Optional[dict]:
+    """name → the argument of `zip(...)` it ranges over, for `for a, b in zip(xs, ys)` (Python's `zip`: not
+    in `bound`, the names the script binds; the target all names, one per argument), else None."""
+    target, it = for_in.target, for_in.iter
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+            and it.func.value == "zip" and "zip" not in bound and len(it.args) == len(target.elements)
+            and all(a.keyword is None and a.star == "" for a in it.args)
+            and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)):
+        return None
+    return {e.value.value: a.value for e, a in zip(target.elements, it.args)}
+
+
 def misuse(scope: cst.CSTNode, names: set, tf_callable: Callable[[cst.BaseExpression], bool],
            rebound: set, follow: Optional[Callable] = None, local: Optional[set] = None,
            exact_names: bool = False) -> Optional[tuple]:
