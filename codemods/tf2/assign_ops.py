@@ -27,13 +27,14 @@ a comprehension over `zip`, a target network's copy:
 
     update_target = [t.assign(tau * m + (1 - tau) * t) for t, m in zip(target_vars, main_vars)]
 
-where each list holds variables only and no assignment writes a variable another one reads (`_check_sources`):
-every order of the assignments gives the same values. A swap (`zip([a, b], [b, a])`) is refused. The items must come from a list that holds
-variables only (`tf.trainable_variables()`, a list or a dict's values of the program's variables, a
-selection of them): an item of anything else is refused where it is assigned. `tf.assign(p, v)` and
-its `_add` / `_sub` forms are the same method in TF 2. A run that keeps the result gets the variables
-after the assignments (`GraphOp.info["gives"]`, `value`); fetched with anything else, the run is
-refused (`refuse_unordered`): which of its variables another fetch reads is not followed.
+where each list holds variables only and no assignment writes a variable another one reads
+(`_check_sources`): every order of the assignments gives the same values. A swap (`zip([a, b], [b, a])`)
+is refused. The items must come from a list that holds variables only (`tf.trainable_variables()`, a list
+or a dict's values of the program's variables, a selection of them): an item of anything else is refused
+where it is assigned. `tf.assign(p, v)` and its `_add` / `_sub` forms are the same method in TF 2. A run
+that keeps the result gets the variables after the assignments (`GraphOp.info["gives"]`, `value`);
+fetched with anything else, the run is refused (`refuse_unordered`): which of its variables another fetch
+reads is not followed.
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ GROWERS = frozenset({"append", "extend"})
 READING_BUILTINS = frozenset({"len", "print", "list", "tuple", "sum", "enumerate", "zip", "sorted", "reversed", "str",
                               "repr", "any", "all", "min", "max", "set", "isinstance"})
 # Methods of TensorFlow objects (a Session, an optimizer) that read a list of graph values.
-TF_METHODS = frozenset({"run", "eval", "minimize", "compute_gradients", "apply_gradients"})
+TF_METHODS = frozenset({"run", "eval", "minimize", "compute_gradients", "apply_gradients", "get_updates"})
 
 
 def followed(module: cst.Module, is_tf) -> frozenset:
@@ -57,6 +57,68 @@ def followed(module: cst.Module, is_tf) -> frozenset:
                 and not _allowed(node, parents, top, is_tf):
             out.discard(node.value)
     return frozenset(out)
+
+
+# calls that make a new list (or dict, or set) each time: TF 1.x's collections are lists too
+CONTAINER_CALLS = frozenset({"list", "dict", "set"})
+COLLECTIONS = frozenset({"trainable_variables", "global_variables", "local_variables", "model_variables",
+                         "all_variables", "get_collection"})
+CONTAINERS = (cst.List, cst.ListComp, cst.Dict, cst.DictComp, cst.Set, cst.SetComp)
+
+
+def shared(module: cst.Module, is_tf, mutators: frozenset) -> frozenset:
+    """Names the module binds at its top level to a list, dict or set that code other than the module's
+    own statements on that name may change: the name is used where another name, object or function can
+    take the object (bound to another name, stored, passed to a function of the script), or a function,
+    lambda or class changes it. Its own top-level statements (`d.pop()`, `d[k] = v`, `del d[k]`, growth)
+    are not such uses: `reaching` sees them; nor are reads anywhere (`weights['h1']` in a function).
+    `mutators`: the methods that change a container."""
+    names = set()
+    for st in module.body:
+        if isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                if isinstance(small, cst.Assign) and _container(small.value):
+                    names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    if not names:
+        return frozenset()
+    parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+    inner = _top_level(module)
+    out = set()
+    for node in walk_nodes(module):  # bound again inside a function (`global d; d = ...`): not followed here
+        if isinstance(node, cst.Global):
+            out |= {n.name.value for n in node.names} & names
+    for node in walk_nodes(module):
+        if isinstance(node, cst.Name) and node.value in names and node.value not in out \
+                and not _own_use(node, parents, inner, is_tf, mutators):
+            out.add(node.value)
+    return frozenset(out)
+
+
+def _container(value) -> bool:
+    if isinstance(value, CONTAINERS):
+        return True
+    func = value.func if isinstance(value, cst.Call) else None
+    return isinstance(func, cst.Name) and func.value in CONTAINER_CALLS or \
+        isinstance(func, cst.Attribute) and func.attr.value in COLLECTIONS
+
+
+def _own_use(name: cst.Name, parents, inner: set, is_tf, mutators: frozenset) -> bool:
+    """A use of `name` no other name, object or function can take the object through: a read (anywhere),
+    or a change by a statement of the module's top level (`reaching` sees those)."""
+    parent = parents.get(name)
+    top = name not in inner
+    if isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.AugAssign) and parent.target is name:
+        return top  # bound again (a new object), or `d += [...]` (reaching: a definition)
+    if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in mutators:
+        call = parents.get(parent)
+        return top and isinstance(call, cst.Call) and call.func is parent and isinstance(parents.get(call), cst.Expr) \
+            and not any(isinstance(n, cst.Name) and n.value == name.value for a in call.args for n in walk_nodes(a))
+    if isinstance(parent, cst.Subscript) and parent.value is name and _stored(parent, parents):
+        return top  # changed by index at the top level (reaching: a definition)
+    if isinstance(parent, (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation,
+                           cst.FormattedStringExpression)):
+        return True  # an operand: the operation makes a new object (`x_train * W`)
+    return _allowed(name, parents, frozenset(), is_tf)
 
 
 def _top_level(module: cst.Module) -> set:

@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import list_growth, reaching
+from codemods.tf2 import effects, list_growth, reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
@@ -254,7 +254,9 @@ class Program:
     def definitions(self) -> "reaching.Definitions":
         """Which definition of each name reaches each statement of the input (computed once)."""
         if self._definitions is None:
-            self._definitions = reaching.Definitions(self.module, self.names.line, frozenset(self.names.aliases))
+            self._definitions = reaching.Definitions(
+                self.module, self.names.line, frozenset(self.names.aliases),
+                list_growth.shared(self.module, self.names.is_tf, effects.MUTATORS), self.names.is_tf)
         return self._definitions
 
     def followed_lists(self) -> frozenset:

@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.children import children
-from codemods.tf2 import symbols
+from codemods.tf2 import effects, symbols
 from codemods.tf2.syntax import BINDING_FIELD
 
 _NESTED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -62,11 +62,6 @@ def _bound(node: cst.CSTNode) -> set:
     return found
 
 
-# methods of list, dict and set that change the object in place
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
-                       "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update"})
-
-
 def _changed_in_place(line: cst.SimpleStatementLine) -> set:
     """The names a simple statement changes in place: `d.append(x)` (a call of a mutating method as a
     statement of its own), `d[k] = v`, `d[k] += v`, `del d[k]`."""
@@ -74,7 +69,8 @@ def _changed_in_place(line: cst.SimpleStatementLine) -> set:
     for small in line.body:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             func = small.value.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _MUTATORS:
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                    func.attr.value in effects.MUTATORS:
                 out.add(func.value.value)
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
             [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign, cst.Del)) else []
@@ -117,11 +113,18 @@ class Scope:
 class Definitions:
     """Reaching definitions of every scope of `module`; `lines` maps its nodes to their lines."""
 
-    def __init__(self, module: cst.Module, lines, aliases: frozenset = frozenset()):
+    def __init__(self, module: cst.Module, lines, aliases: frozenset = frozenset(), shared: frozenset = frozenset(),
+                 is_tf=lambda node: False):
         """`aliases`: module-level names bound once, to a TensorFlow name (`T = tf`), and nowhere
-        else (`names.ImportTable.aliases`): like imports, they denote no object of the script."""
+        else (`names.ImportTable.aliases`): like imports, they denote no object of the script.
+        `shared`: module-level names of lists, dicts or sets that other names, objects or functions may
+        take (`list_growth.shared`): a statement that may change them (`effects.Effects.may_change`) is a
+        definition of each of them too. `is_tf(node)`: the node names TensorFlow's."""
         self._line = lines
         self._aliases = aliases
+        self._shared = shared
+        self._effects = effects.Effects(module, shared, self.module_names, is_tf)
+        self.changes: dict = {}  # (line, name) -> how that line changes what the name holds, not binding it
         self.scopes: list = []
         self.end: State = {}
         self._module = module
@@ -214,7 +217,13 @@ class Definitions:
             state = self._define(scope, state, _bound(st), line)
             # a list or dict changed in place (`d.pop()`, `d[1] = w`): what the name holds from here on is a
             # new value, so this is a definition of it too; it does not make the name a local
-            return {**state, **{n: frozenset([line]) for n in _changed_in_place(st) if n in state}}
+            in_place = {n for n in _changed_in_place(st) if n in state}
+            maybe = {n for n in self._shared if n in state} - in_place \
+                if self._shared and self._effects.may_change(st) else set()
+            for n in in_place | maybe:
+                self.changes[(line, n)] = f"changes `{n}` in place" if n in in_place else \
+                    f"may change `{n}` (another name, object or function of the script can hold it)"
+            return {**state, **{n: frozenset([line]) for n in in_place | maybe}}
         if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
             if isinstance(st, cst.FunctionDef):
                 params = {p.name.value for p in _walk(st.params) if isinstance(p, cst.Param)}

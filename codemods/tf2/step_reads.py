@@ -60,6 +60,14 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
                 continue
             literal = _literal_at(tr, built - own, name) if name in direct else None
             if literal is None or name in literals and not literals[name].deep_equals(literal):
+                changed = sorted(line for line in built - own if (line, name) in defs.changes)
+                if changed:  # TF 1.x built after a change (in a loop): what it read is not what the trace reads
+                    later = changed
+                change = defs.changes.get((later[0], name))
+                if change:  # not a binding: `d.pop()`, or a call that may reach a list another name holds
+                    tr.refuse(f"line {later[0]} {change}, and TF 1.x built the graph that reads it at line "
+                              f"{comp.line}: TF 1.x kept what it held there, the TF 2 step (traced at line "
+                              f"{trace_line}) would read it as it is then", later[0])
                 tr.refuse(f"`{name}` is bound again at line {later[0]} after TF 1.x built the graph that reads it "
                           f"(line {comp.line}): TF 1.x kept the value it had there, the TF 2 step (traced at line "
                           f"{trace_line}) would read the later binding", later[0])
