@@ -23,8 +23,8 @@ today's reading (a host list).
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
 
+from codemods.children import children
 from codemods.tf2.syntax import walk_nodes
 
 GROWERS = frozenset({"append", "extend"})
@@ -48,9 +48,7 @@ def followed(module: cst.Module, is_tf) -> frozenset:
     candidates = {n: t for n, t in candidates.items() if t is not None}
     if not candidates:
         return frozenset()
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    parents = wrapper.resolve(ParentNodeProvider)
-    top = _top_level(module)
+    parents, top = _parents(module)
     out = set(candidates)
     for node in walk_nodes(module):
         if isinstance(node, cst.Name) and node.value in out and node is not candidates[node.value] \
@@ -81,13 +79,12 @@ def shared(module: cst.Module, is_tf, mutators: frozenset) -> frozenset:
                     names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     if not names:
         return frozenset()
-    parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
-    inner = _top_level(module)
+    parents, inner = _parents(module)
     out = set()
     for node in walk_nodes(module):  # bound again inside a function (`global d; d = ...`): not followed here
         if isinstance(node, cst.Global):
             out |= {n.name.value for n in node.names} & names
-    for node in walk_nodes(module):
+    for node in parents:  # every node but the module
         if isinstance(node, cst.Name) and node.value in names and node.value not in out \
                 and not _own_use(node, parents, inner, is_tf, mutators):
             out.add(node.value)
@@ -121,13 +118,19 @@ def _own_use(name: cst.Name, parents, inner: set, is_tf, mutators: frozenset) ->
     return _allowed(name, parents, frozenset(), is_tf)
 
 
-def _top_level(module: cst.Module) -> set:
-    """Nodes under a function, class or lambda of the module (their uses are not followed)."""
-    inner = set()
-    for node in walk_nodes(module):
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            inner |= set(walk_nodes(node))
-    return inner
+def _parents(module: cst.Module) -> tuple:
+    """(node → the node holding it, the nodes of a function, class or lambda of the module: their uses are
+    not the module's statements), in one walk (libcst's ParentNodeProvider runs a visitor over the tree)."""
+    parents, inner, stack = {}, set(), [(module, False)]
+    while stack:
+        node, inside = stack.pop()
+        inside = inside or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if inside:
+            inner.add(node)
+        for child in children(node):
+            parents[child] = node
+            stack.append((child, inside))
+    return parents, inner
 
 
 def _display(node) -> bool:
