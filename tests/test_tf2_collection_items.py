@@ -6,8 +6,9 @@ that variable itself: fetched with the update (progen seeds 359, 364, 439, 442, 
 alone (`var_list=[picked]`), differentiated (`tf.gradients(loss, picked)`), or read in the steps.
 A layer's variable is its own variable (`dense1.kernel`), reached through the layer, not the layer.
 Variants: first, middle and last items, through an alias, `tf.get_collection`, a list bound to a
-name first, a scope, a function returning it, a value computed from it; each prints what TF 1.x
-printed and trains like it (a sample on CI). An item of a slice is refused, with the reason.
+name first, a scope, a function returning it, a value computed from it, an item of a slice with
+constant bounds (those variables); each prints what TF 1.x printed and trains like it (a sample on
+CI). An item of a slice whose bound is not known here is refused, with the reason.
 Found with it: `tf.trainable_variables()[0]` had become `[W] + dense.trainable_variables[0]` (the
 subscript taken by the last operand: Python's precedence), now parenthesized.
 """
@@ -63,6 +64,8 @@ VARIANTS = {
                   "train_op = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, picked)])\n", [4, 3]),
     "in_function": (TRAIN + "def pick():\n    return tf.trainable_variables()[0]\n\n\npicked = pick()\n", [4, 3]),
     "computed": (TRAIN + "picked = tf.trainable_variables()[0] * 2.0\n", [4, 3]),
+    # a slice with constant bounds is those variables (the third of four: the second layer's kernel)
+    "a slice's item": (TRAIN + "picked = tf.trainable_variables()[1:3][1]\n", [3, 1]),
 }
 
 
@@ -89,8 +92,9 @@ def test_the_list_written_where_the_call_was_is_parenthesized_under_a_subscript(
     assert "picked = (dense1.trainable_variables + out.trainable_variables)[0]" in out
 
 
-def test_an_item_of_a_slice_is_refused_with_the_reason():
-    text = SCRIPT.format(head="", model=TRAIN + "picked = tf.trainable_variables()[0:1][0]\n", fetch=FETCH)
+def test_an_item_of_a_slice_whose_bound_is_not_known_is_refused_with_the_reason():
+    text = SCRIPT.format(head="", model=TRAIN + "picked = tf.trainable_variables()[np.random.randint(1):][0]\n",
+                         fetch=FETCH)
     result = translate(text, "t.py")
     assert result.text is None
     note = next(n for n in result.notes if n.kind == "human")
