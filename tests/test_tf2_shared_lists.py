@@ -7,7 +7,8 @@ the graph that reads it (`list_growth.shared`, `reaching.Definitions._may_change
     e.pop()                        # the same list: d is [W] from here on
 
 Statements on the list's own name (`d.pop()`) were definitions of `d` already. Through another name,
-a function changing it as a global, a lambda, a dict holding it, a default argument, TF 1.x's graph
+a function changing it as a global, a lambda, a dict holding it, a default argument, the header of an
+`if` or a `for` calling such a function, TF 1.x's graph
 still held [W, V] while the step, traced after the change, read [W]: the TF 2 program printed one
 gradient where TF 1.x printed two (wrong conversions, found by writing these variants). Now a statement
 that may change such a list (changes an object in place, calls code of the script that may, hands the
@@ -40,6 +41,9 @@ CHANGES = {
     "a dict holding it": "box = {'vs': d}\nbox['vs'].pop()",
     "a list holding it": "box = [d]\nbox[0].pop()",
     "a default argument": "def drop(l=d):\n    l.pop()\n\n\ndrop()",
+    # a compound statement's header that runs such code
+    "an if's test": "def drop():\n    d.pop()\n    return True\n\n\nif drop():\n    print('dropped')",
+    "a for's iterable": "def drop():\n    d.pop()\n    return [1]\n\n\nfor _ in drop():\n    print('dropped')",
 }
 
 
@@ -47,7 +51,8 @@ CHANGES = {
 def test_the_step_is_traced_before_the_change(name):
     change = CHANGES[name]
     out = tier_output(SCRIPT.format(change=change))
-    assert out.index("get_concrete_function()") < out.index(change.splitlines()[-1])
+    changing = [line for line in change.splitlines() if not line.startswith((" ", "def "))][-1]
+    assert out.index("get_concrete_function()") < out.index(changing), changing
 
 
 # run and parity on CI: the function changing the global; every case under TF1CLIP_FULL_PROOF=1

@@ -181,6 +181,18 @@ class Definitions:
             self._modules = modules
         return self._modules
 
+    def _header_changes(self, st, state: State, line: int) -> State:
+        """A compound statement's header that may change a shared container defines it, as a simple
+        statement does (`effects`)."""
+        header = [st.test] if isinstance(st, (cst.If, cst.While)) else [st.iter] if isinstance(st, cst.For) \
+            else [item.item for item in st.items]
+        maybe = {n for n in self._shared if n in state}
+        if not maybe or not any(self._effects.may_change(h) for h in header):
+            return state
+        for n in maybe:
+            self.changes[(line, n)] = f"may change `{n}` (another name, object or function of the script can hold it)"
+        return {**state, **{n: frozenset([line]) for n in maybe}}
+
     def outer_reads(self, st: cst.CSTNode) -> Optional[set]:
         """The names `st` (a compound statement of the input) reads that a definition made before it may
         reach: `with open(p) as f: pickle.dump(args, f)` reads no `f` of before. None: `st` is not the input's."""
@@ -231,6 +243,8 @@ class Definitions:
             else:
                 self._block(Scope(st), list(st.body.body), {})
             return self._define(scope, state, {st.name.value}, line)
+        if isinstance(st, (cst.If, cst.For, cst.While, cst.With)):  # `if drop():`, `for v in take(d):`, `with f(d):`
+            state = self._header_changes(st, state, line)
         if isinstance(st, cst.If):
             then, _ = self._block(scope, list(st.body.body), self._define(scope, state, _bound(st.test), line))
             other = state
