@@ -42,8 +42,8 @@ CHANGES = {
     "a list holding it": "box = [d]\nbox[0].pop()",
     "a default argument": "def drop(l=d):\n    l.pop()\n\n\ndrop()",
     # a compound statement's header that runs such code
-    "an if's test": "def drop():\n    d.pop()\n    return True\n\n\nif drop():\n    print('dropped')",
-    "a for's iterable": "def drop():\n    d.pop()\n    return [1]\n\n\nfor _ in drop():\n    print('dropped')",
+    "an if's test": "def drop():\n    d.pop()\n    return True\n\n\nif drop():\n    n = 1",
+    "a for's iterable": "def drop():\n    d.pop()\n    return [1]\n\n\nfor _ in drop():\n    n = 1",
 }
 
 
