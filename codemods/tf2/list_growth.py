@@ -81,11 +81,10 @@ def shared(module: cst.Module, is_tf, mutators: frozenset) -> frozenset:
         return frozenset()
     parents, inner = _parents(module)
     out = set()
-    for node in walk_nodes(module):  # bound again inside a function (`global d; d = ...`): not followed here
-        if isinstance(node, cst.Global):
-            out |= {n.name.value for n in node.names} & names
     for node in parents:  # every node but the module
-        if isinstance(node, cst.Name) and node.value in names and node.value not in out \
+        if isinstance(node, cst.Global):  # bound again inside a function (`global d; d = ...`): not followed here
+            out |= {n.name.value for n in node.names} & names
+        elif isinstance(node, cst.Name) and node.value in names and node.value not in out \
                 and not _own_use(node, parents, inner, is_tf, mutators):
             out.add(node.value)
     return frozenset(out)

@@ -189,9 +189,14 @@ class Definitions:
         maybe = {n for n in self._shared if n in state}
         if not maybe or not any(self._effects.may_change(h) for h in header):
             return state
-        for n in maybe:
-            self.changes[(line, n)] = f"may change `{n}` (another name, object or function of the script can hold it)"
-        return {**state, **{n: frozenset([line]) for n in maybe}}
+        return self._changed(state, set(), maybe, line)
+
+    def _changed(self, state: State, in_place: set, maybe: set, line: int) -> State:
+        """`state` with the names a line changes in place, or may change, defined there (said in `changes`)."""
+        for n in in_place | maybe:
+            self.changes[(line, n)] = f"changes `{n}` in place" if n in in_place else \
+                f"may change `{n}` (another name, object or function of the script can hold it)"
+        return {**state, **{n: frozenset([line]) for n in in_place | maybe}}
 
     def outer_reads(self, st: cst.CSTNode) -> Optional[set]:
         """The names `st` (a compound statement of the input) reads that a definition made before it may
@@ -232,10 +237,7 @@ class Definitions:
             in_place = {n for n in _changed_in_place(st) if n in state}
             maybe = {n for n in self._shared if n in state} - in_place \
                 if self._shared and self._effects.may_change(st) else set()
-            for n in in_place | maybe:
-                self.changes[(line, n)] = f"changes `{n}` in place" if n in in_place else \
-                    f"may change `{n}` (another name, object or function of the script can hold it)"
-            return {**state, **{n: frozenset([line]) for n in in_place | maybe}}
+            return self._changed(state, in_place, maybe, line)
         if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
             if isinstance(st, cst.FunctionDef):
                 params = {p.name.value for p in _walk(st.params) if isinstance(p, cst.Param)}
