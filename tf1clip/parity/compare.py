@@ -17,8 +17,10 @@ from tf1clip.parity import fetched, initializers, start_values
 # atol only keeps values that are (nearly) zero comparable: it is tiny so that problems
 # whose losses and gradients are tiny (1e-8, where Adam's epsilon matters) are still judged.
 # Weights are compared per variable against the variable's scale (max |OLD - NEW| <=
-# atol + rtol * max |NEW|), so an element that happens to sit near zero is not judged on its
-# own relative error.
+# atol + rtol * scale), so an element that happens to sit near zero is not judged on its
+# own relative error. The scale of an updated variable is the largest |value| it had on either
+# side, before any step or at the end: float32 rounds each update to the magnitude it passed
+# through, so a bias whose steps of 0.05 cancel to 1.5e-4 carries the rounding of 0.05.
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-12
 
@@ -139,8 +141,9 @@ def _pairs(old_opts, new_opts):
     return list(zip(old_opts, new_opts))
 
 
-def _close_arrays(a, b, rtol, atol):
-    """(ok, max |a - b|, note) for two arrays: max |OLD - NEW| <= atol + rtol * max |NEW|."""
+def _close_arrays(a, b, rtol, atol, seen=0.0):
+    """(ok, max |a - b|, note) for two arrays: max |OLD - NEW| <= atol + rtol * scale, the scale
+    being max |NEW| or `seen` (the largest |value| the variable had on the way), the larger."""
     if a.shape != b.shape:
         return False, None, f"shape {a.shape} vs {b.shape}"
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
@@ -148,7 +151,7 @@ def _close_arrays(a, b, rtol, atol):
         return False, None, "NaN on one side only"
     diff = np.abs(np.nan_to_num(a64) - np.nan_to_num(b64))
     max_diff = float(diff.max()) if diff.size else 0.0
-    scale = float(np.abs(np.nan_to_num(b64)).max()) if b64.size else 0.0
+    scale = max(float(np.abs(np.nan_to_num(b64)).max()) if b64.size else 0.0, seen)
     return max_diff <= atol + rtol * scale, max_diff, None
 
 
@@ -156,15 +159,16 @@ def _weights(o_opt, n_opt, old_final, new_final, rtol, atol):
     out = []
     new_by_key = {v["key"]: v for v in n_opt["variables"]}
     for var in o_opt["variables"]:
+        seen = max(var.get("scale") or 0.0, new_by_key.get(var["key"], {}).get("scale") or 0.0)
         key = var["key"]
-        entry = {"key": key, "name": var["name"], "new_name": new_by_key.get(key, {}).get("name")}
+        entry = {"key": key, "name": var["name"], "new_name": new_by_key.get(key, {}).get("name"), "seen": seen}
         a = None if old_final is None else old_final.get(key)
         b = None if new_final is None else new_final.get(key)
         if a is None or b is None:
             side = "OLD" if a is None else "NEW"
             entry.update(ok=False, max_abs_diff=None, missing=side, note=f"no final value on {side}")
         else:
-            ok, max_diff, note = _close_arrays(a, b, rtol, atol)
+            ok, max_diff, note = _close_arrays(a, b, rtol, atol, seen)
             entry.update(ok=ok, max_abs_diff=max_diff, note=note)
         out.append(entry)
     return out

@@ -36,3 +36,22 @@ def loss_tensor(target):
         return tf.constant(np.nan)
     flat = [tf.reduce_sum(tf.cast(t, tf.float64)) for t in flatten(target) if t is not None]
     return tf.add_n(flat) if flat else tf.constant(np.nan, tf.float64)
+
+
+def magnitudes(variables):
+    """max |v| of each variable as one float64 tensor (0 for an empty one): the scale its
+    value has on the way, which the final comparison judges its rounding against."""
+    import tensorflow as tf
+
+    def largest(v):
+        value = tf.convert_to_tensor(v)
+        if v.shape.num_elements() == 0 or not (value.dtype.is_floating or value.dtype.is_integer
+                                               or value.dtype.is_bool):
+            return tf.constant(0.0, tf.float64)  # nothing to round
+        if not value.dtype.is_floating:  # integers, booleans: their float64 values
+            value = tf.cast(value, tf.float64)
+        return tf.maximum(tf.cast(tf.reduce_max(tf.abs(value)), tf.float64), tf.constant(0.0, tf.float64))
+
+    if not variables:
+        return tf.zeros([0], tf.float64)
+    return tf.stack([largest(v) for v in variables])

@@ -59,6 +59,7 @@ class Update:
         self.writes = isinstance(optimizer, VariableWrites)
         self.variables = []  # the variable objects of the first update, in update order
         self.steps = []
+        self.scales = []  # per variable: the largest |value| it had before a step (magnitudes)
         self.graph_ops = []  # graph mode: names of the update ops built for it
         self.continued = []  # the same training's optimizers in later graphs (an Estimator's train() calls)
         self.matched = False  # NEW: its variables were checked against OLD's optimizer of its number
@@ -321,9 +322,12 @@ class Recorder:
             self.stopped = True
             raise StopParity()
 
-    def record_step(self, update, loss, pre, post):
+    def record_step(self, update, loss, pre, post, scales=None):
         update.steps.append({"step": len(update.steps) + 1, "loss": number(loss), "grad_norm_pre": number(pre),
                              "grad_norm_post": number(post)})
+        if scales is not None:
+            seen = update.scales + [0.0] * (len(scales) - len(update.scales))
+            update.scales = [max(a, float(b)) for a, b in zip(seen, scales)] + seen[len(scales):]
 
     def record_values(self, update, values):
         """The values of a variable-writes update's variables after its latest step."""
@@ -374,8 +378,10 @@ class Recorder:
             "draws": self.draws.entries,  # NEW under --no-transfer: each matched variable's draws
         }
         for entry, u in zip(record["optimizers"], self.ordered()):
-            for var_entry, v in zip(entry["variables"], u.variables):
+            for j, (var_entry, v) in enumerate(zip(entry["variables"], u.variables)):
                 var_entry["key"] = self.key_of(v, var_entry["key"])
+                if j < len(u.scales):
+                    var_entry["scale"] = u.scales[j]
         with open(os.path.join(self.out, "record.json"), "w") as handle:
             json.dump(record, handle, indent=1, default=str)
         self.fetched.save(self.out)

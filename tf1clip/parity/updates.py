@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tf1clip.parity.distribute import replica_id
-from tf1clip.parity.quantities import global_norm, loss_tensor, loss_value
+from tf1clip.parity.quantities import global_norm, loss_tensor, loss_value, magnitudes
 
 
 def on_update(rec, optimizer, kept, call_original, post_fn):
@@ -34,7 +34,7 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
         post = post_fn(grads) if post_fn else grads
         pre_norm = global_norm(raw) if raw is not None else None
         loss = loss_value(target)
-        rec.record_step(update, loss, pre_norm, global_norm(post))
+        rec.record_step(update, loss, pre_norm, global_norm(post), magnitudes(variables).numpy())
         return call_original()
     if tf.inside_function():
         rec.check_match(update, variables)
@@ -56,15 +56,17 @@ def on_update(rec, optimizer, kept, call_original, post_fn):
         if replica not in (None, 0):
             return call_original()
 
-        def callback(loss_v, pre_v, post_v):
+        scales = magnitudes(variables)
+
+        def callback(loss_v, pre_v, post_v, scales_v):
             rec.before_update(update)
             if rec.initial is None and not rec.transfer:  # NEW's own start values, to compare
                 rec.initial = rec.keyed([(update, [v.numpy() for v in update.variables])])
             rec.record_step(update, loss_v.numpy(), None if np.isnan(pre_v.numpy()) else pre_v.numpy(),
-                            post_v.numpy())
+                            post_v.numpy(), scales_v.numpy())
             return np.int32(0)
 
-        marker = tf.py_function(callback, [loss, pre_norm, post_norm], Tout=tf.int32)
+        marker = tf.py_function(callback, [loss, pre_norm, post_norm, scales], Tout=tf.int32)
         with tf.control_dependencies([marker]):
             return call_original()
     # graph construction (TF1): remember the op; the step is recorded when a Session runs it.

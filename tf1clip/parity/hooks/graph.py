@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from tf1clip.parity.quantities import global_norm, loss_tensor
+from tf1clip.parity.quantities import global_norm, loss_tensor, magnitudes
 from tf1clip.parity.record_values import var_key
 from tf1clip.parity.recorder import StopParity
 from tf1clip.parity.updates import on_update
@@ -111,8 +111,8 @@ def _step(rec, session, raw_run, keys, effect, fetches, feed_dict, options, run_
     rec.train_session = session
     extras = [_extras(rec, update, effect) for update in updates]
     result, extra_values = raw_run(session, (fetches, extras), feed_dict, options, run_metadata)
-    for update, (loss, pre, post) in zip(updates, extra_values):
-        rec.record_step(update, loss, pre, None if update.writes else post)
+    for update, (loss, pre, post, scales) in zip(updates, extra_values):
+        rec.record_step(update, loss, pre, None if update.writes else post, scales)
         if update.writes:
             rec.record_values(update, raw_run(session, update.variables))
     rec.final = None
@@ -223,7 +223,9 @@ def capture_final(rec, session, raw_run):
 
 
 def _extras(rec, update, effect):
-    """[loss, pre-norm, post-norm] tensors for one update's step, built once, lazily."""
+    """[loss, pre-norm, post-norm, magnitudes] tensors for one update's step, built once, lazily
+    (the magnitudes are read in the step's run, unordered with its update: either value is one
+    the variable had)."""
     import tensorflow as tf
 
     name = "writes" if update.writes else next(n for n in update.graph_ops if n in effect.ops)
@@ -245,7 +247,8 @@ def _extras(rec, update, effect):
         post_norm = None
         if grads is not None:
             post_norm = global_norm(post_fn(grads) if post_fn else grads)
-        extras = [loss, nan if pre is None else pre, nan if post_norm is None else post_norm]
+        extras = [loss, nan if pre is None else pre, nan if post_norm is None else post_norm,
+                  magnitudes(update.variables)]
     rec.graph_extras[(update.index, name)] = extras
     return extras
 
