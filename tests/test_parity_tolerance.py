@@ -3,7 +3,8 @@ either side, before any step or at the end (compare.py, docs/parity.md "Parity t
 float32 rounds each update to the magnitude it passed through: a bias whose Adam steps of 0.05
 cancel to 1.5e-4 carries the rounding of 0.05, which a relative error against 1.5e-4 would
 call a difference. The recorder reads that magnitude in each of its three paths (a TF 1.x
-session, an eager loop, a tf.function step); a real difference is still caught."""
+session, an eager loop, a tf.function step); a real difference is still caught. What each side
+printed is reported beside it (`printed.py`), not judged."""
 import json
 
 import numpy as np
@@ -61,6 +62,9 @@ def test_each_side_records_the_largest_magnitude_before_a_step(decorator, tmp_pa
         assert variable["scale"] == 0.5
     (weight,) = result["optimizers"][0]["weights"]
     assert weight["ok"] and weight["seen"] == 0.5
+    # what each side printed (reported, not judged): the same final b
+    assert result["printed"]["equal"] and result["printed"]["lines"] == [1, 1]
+    assert "printed (reported, not judged): 1 lines, the same on both sides" in proc.stdout
 
 
 def test_a_real_difference_on_a_variable_near_zero_is_still_caught(tmp_path):
@@ -71,6 +75,9 @@ def test_a_real_difference_on_a_variable_near_zero_is_still_caught(tmp_path):
     assert proc.returncode == 1
     (weight,) = json.loads((tmp_path / "out.json").read_text())["optimizers"][0]["weights"]
     assert not weight["ok"] and weight["max_abs_diff"] == pytest.approx(2e-4, rel=1e-3)
+    printed = json.loads((tmp_path / "out.json").read_text())["printed"]
+    assert not printed["equal"] and printed["first_difference"]["line"] == 1
+    assert "printed (reported, not judged): OLD 1 lines, NEW 1; first difference at line 1: OLD '[" in proc.stdout
 
 
 def _record(final, scale):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from tf1clip._source import check_source
 from tf1clip.arguments import UsageError, make_parser
 from tf1clip.parity import compare as cmp
-from tf1clip.parity import layout, workdir
+from tf1clip.parity import layout, printed, workdir
 from tf1clip.parity import randomness
 from tf1clip.parity.record import EXIT_CRASH, EXIT_MISMATCH, EXIT_NO_STRATEGY
 
@@ -90,7 +90,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         elif chosen == randomness.KEYED:
             common.append("--keyed-dropout")
         common.append(f"--protect={root}")
-        _record("OLD", _in_copy(old, root, sides["old"]),
+        old_printed = _record("OLD", _in_copy(old, root, sides["old"]),
                 ["--side=old", f"--out={old_dir}", f"--copy={sides['old']}", *common], args,
                 timeout, places["old"], progress, env={"TF_USE_LEGACY_KERAS": "1"}, shown=old,
                 paths=layout.UserPaths(root, sides["old"], base))
@@ -106,7 +106,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
         if same_program:
             new_options.append("--face")
             env["TF_USE_LEGACY_KERAS"] = "1"
-        _record("NEW", _in_copy(new, root, sides["new"]),
+        new_printed = _record("NEW", _in_copy(new, root, sides["new"]),
                 ["--side=new", f"--out={new_dir}", f"--copy={sides['new']}", f"--init={init}", *common, *new_options],
                 args,
                 timeout, places["new"], progress, env=env, mismatch_dir=new_dir, shown=new,
@@ -131,6 +131,7 @@ def run_parity(old: str, new: str, steps: int | None = None, rtol: float = cmp.D
     result["new_runtime"] = "TF 1.x face (an identical copy of OLD)" if same_program else "plain TensorFlow 2"
     result["kept"] = {"old": sides["old"], "new": sides["new"]} if keep else None
     result["root"] = root
+    result["printed"] = printed.compare(old_printed, new_printed)
     return ParityOutcome(result, cmp.format_report(result, os.path.basename(old), os.path.basename(new)),
                          old_record, new_record)
 
@@ -144,6 +145,7 @@ def _in_copy(script: str, base: str, copy: str) -> str:
 
 
 def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_dir=None, shown=None, paths=None):
+    """Run one side under the recorder; what it printed."""
     shown = shown or script
     full_env = dict(os.environ)
     full_env.pop("TF_USE_LEGACY_KERAS", None)
@@ -157,7 +159,7 @@ def _record(label, script, options, args, timeout, cwd, progress, env, mismatch_
     except subprocess.TimeoutExpired:
         raise ParityError(f"{shown}: {label} did not finish within {timeout:g} s (raise --timeout or lower --steps)")
     if proc.returncode == 0:
-        return
+        return proc.stdout
     if proc.returncode == EXIT_MISMATCH and mismatch_dir:
         with open(os.path.join(mismatch_dir, "record.json")) as handle:
             mismatch = json.load(handle)["mismatch"]

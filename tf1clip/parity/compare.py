@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from tf1clip.parity import fetched, initializers, start_values
+from tf1clip.parity import fetched, initializers, printed, start_values
 
 # Defaults, justified in the README ("Parity tolerances"): float32 carries ~7 significant
 # digits; graph and eager execution sum in different orders, so single-step values differ
@@ -348,6 +348,8 @@ def format_report(result: dict, old_name: str = "OLD", new_name: str = "NEW", ma
     if result.get("fetched"):
         say(f"fetched values (every Session.run / step function result, in order): {result['fetched']['note']}",
             "red" if result["fetched"]["status"] == "different" else None)
+    if result.get("printed"):
+        say(printed.summary(result["printed"]))
     for problem in result["problems"]:
         say(f"problem: {problem}")
     for error in result.get("errors", []):
