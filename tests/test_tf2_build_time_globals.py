@@ -68,7 +68,7 @@ def test_the_step_clips_with_the_value_tf1_built_with(name):
     assert "clip_norm = 100.0" in out
 
 
-@pytest.mark.parametrize("name", sampled(sorted(BUILDS), {"method", "function's own"}))
+@pytest.mark.parametrize("name", sampled(sorted(BUILDS), {"function's own"}))
 def test_it_prints_and_trains_like_tf1(tmp_path, name):
     assert_prints_and_trains_alike(tmp_path, SCRIPT.format(build=BUILDS[name]), 4)
 

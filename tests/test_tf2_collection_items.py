@@ -73,7 +73,7 @@ def _script(name: str) -> str:
     return SCRIPT.format(head="", model=VARIANTS[name][0], fetch=FETCH)
 
 
-@pytest.mark.parametrize("name", sampled(VARIANTS, {"first", "var_list"}))
+@pytest.mark.parametrize("name", sampled(VARIANTS, {"var_list"}))
 def test_an_item_of_the_variables_by_its_place_converts_and_trains_alike(tmp_path, name):
     out = assert_prints_and_trains_alike(tmp_path, _script(name), 4)
     assert "trainable_variables()" not in out

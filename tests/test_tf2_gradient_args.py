@@ -55,8 +55,8 @@ def test_gradient_arguments_that_keep_the_numbers_convert(variant):
     assert "aggregation_method" not in out and "colocate" not in out
 
 
-# parity on CI: the three arguments together, and tf.gradients; every variant in benchmarks/full_proofs.py
-@pytest.mark.parametrize("variant", sampled(sorted(CONVERTED), ("minimize_all_three", "tf_gradients")))
+# parity on CI: the three arguments together; every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(CONVERTED), ("minimize_all_three",)))
 def test_gradient_arguments_that_keep_the_numbers_train_alike(variant, tmp_path):
     assert_converts_and_trains_alike(tmp_path, SCRIPT.format(train=CONVERTED[variant]))
 

@@ -55,8 +55,8 @@ def test_joined_lists_convert(variant):
     assert translate(SCRIPT.format(train=train, fetch=fetch), "t.py").text is not None
 
 
-# run on CI: joined variables fetched and joined as a var_list; every variant in benchmarks/full_proofs.py
-@pytest.mark.parametrize("variant", sampled(sorted(VARIANTS), ("fetch_joined_variables", "var_list_joined")))
+# run on CI: joined as a var_list; every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(VARIANTS), ("var_list_joined",)))
 def test_joined_lists_convert_and_run_like_tf1(variant, tmp_path):
     train, fetch = VARIANTS[variant]
     text = SCRIPT.format(train=train, fetch=fetch)

@@ -106,9 +106,9 @@ def test_the_step_returns_the_value_only_where_the_run_keeps_it(name):
         assert out.count(".assign(") == 1, out  # the op's statement once, whatever name runs it
 
 
-# run and parity on CI: the op run by another name, a method's op, a global step's None in a dict; every case
+# run and parity on CI: the op run by another name, a global step's None in a dict; every case
 # under TF1CLIP_FULL_PROOF=1 (benchmarks/full_proofs.py)
-@pytest.mark.parametrize("name", sampled(sorted(CASES), {"another name", "method", "gs in a dict"}))
+@pytest.mark.parametrize("name", sampled(sorted(CASES), {"another name", "gs in a dict"}))
 def test_it_prints_and_trains_like_tf1(tmp_path, name):
     assert_prints_and_trains_alike(tmp_path, _script(name), 7)
 

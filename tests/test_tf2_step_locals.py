@@ -84,7 +84,7 @@ def _script(model: str, fetch: str = FETCH) -> str:
     return SCRIPT.format(head=head, model=model, fetch=fetch)
 
 
-@pytest.mark.parametrize("name", sampled(sorted(set(CONVERTING) - {"in_class"}), {"module", "fetched_item"}))
+@pytest.mark.parametrize("name", sampled(sorted(set(CONVERTING) - {"in_class"}), {"module"}))
 def test_a_name_read_then_bound_again_in_the_step_converts_and_trains_alike(tmp_path, name):
     model, fetch, lines = CONVERTING[name]
     out = assert_prints_and_trains_alike(tmp_path, _script(model, fetch), lines)
