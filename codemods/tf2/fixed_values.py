@@ -3,7 +3,8 @@
 `unroll` asks which values a `for` binds, in order, when the file alone decides them: a list or tuple
 literal of constants, a name bound exactly once (CPython's symbol tables count every binding, in
 every scope) to such a list and only read (iterated, indexed, or given to `len`, `enumerate` or
-`zip`: nothing can change it), and `range`, `len`, `enumerate`, `zip` and `+ - *` of those. Never
+`zip`: nothing can change it), and `range`, `len`, `enumerate`, `zip`, slices with fixed bounds
+(`dims[1:]`, `dims[::-1]`) and `+ - *` of those. Never
 imports TensorFlow.
 """
 from __future__ import annotations
@@ -54,6 +55,8 @@ def passes(fixed: Fixed, node) -> Optional[list]:
         if not isinstance(bound, (cst.List, cst.Tuple)) or not _read_only(fixed, node.value):
             return None
         return passes(fixed, bound)
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+        return _sliced(fixed, passes(fixed, node.value), node.slice[0].slice)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and _builtin(fixed, node.func.value) and \
             not any(a.keyword is not None or a.star for a in node.args):
         args = [a.value for a in node.args]
@@ -72,6 +75,15 @@ def passes(fixed: Fixed, node) -> Optional[list]:
                 return None
             return [cst.Tuple([cst.Element(v) for v in vs]) for vs in zip(*inners)]
     return None
+
+
+def _sliced(fixed: Fixed, values: Optional[list], part: cst.Slice) -> Optional[list]:
+    """`values[lower:upper:step]` when each bound given is a number fixed in the file."""
+    bounds = [None if b is None else number(fixed, b) for b in (part.lower, part.upper, part.step)]
+    if values is None or any(b is None and given is not None for b, given in
+                             zip(bounds, (part.lower, part.upper, part.step))) or bounds[2] == 0:
+        return None
+    return values[slice(*bounds)]
 
 
 def number(fixed: Fixed, node) -> Optional[int]:

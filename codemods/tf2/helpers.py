@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import arguments
+from codemods.tf2 import arguments, unroll
 from codemods.tf2.constructs import CREATORS
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import Rename, inline_call
@@ -200,7 +200,20 @@ class Functions:
         name = fn.name.value
         self.inlined_calls[name] = self.inlined_calls.get(name, 0) + 1
         self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there, creating state")
-        return inline_call(self.tr, st, fn, call, target)
+        stmts = inline_call(self.tr, st, fn, call, target)
+        # a loop that makes state over values this call fixes (`for n in sizes:`, `sizes` given): its passes
+        stmts, loops = unroll.inlined(stmts, self.tr.module, self.tr.names.qualified, CREATORS, self.tr.origins,
+                                      self._pass_name)
+        for line, passes in loops:
+            self.tr.note(f"the loop at line {line} makes state over values this call of `{name}` fixes → its "
+                         f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
+        return stmts
+
+    def _pass_name(self, name: str) -> str:
+        """A fresh name for a pass's binding of the inlined local `name`, which stands for the input's."""
+        made = self.tr.namer.fresh(name, self.tr.region_locals)
+        self.tr.inlined_names[made] = self.tr.inlined_names.get(name, name)
+        return made
 
     # -- the end ----------------------------------------------------------------------------------
     def finish(self, out: list) -> list:

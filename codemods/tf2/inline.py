@@ -76,7 +76,18 @@ def _constant(node: cst.BaseExpression) -> Optional[bool]:
 
 
 class _Decide(cst.CSTTransformer):
-    """`if <constant>:` → the branch taken (its statements in place of the `if`)."""
+    """`if <constant>:` → the branch taken (its statements in place of the `if`). Every statement kept
+    keeps its input line (`origins`)."""
+
+    def __init__(self, origins: dict):
+        super().__init__()
+        self.origins = origins
+
+    def on_leave(self, original, updated):
+        new = super().on_leave(original, updated)
+        if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and original in self.origins:
+            self.origins.setdefault(new, self.origins[original])
+        return new
 
     def leave_If(self, original, updated):
         truth = _constant(updated.test)
@@ -170,7 +181,7 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
     body = []
     for s in stmts:
         renamed = s.visit(renamer)
-        new = renamed.visit(_Decide())
+        new = renamed.visit(_Decide(tr.origins))
         if isinstance(new, cst.FlattenSentinel):
             body.extend(new.nodes)
         elif not isinstance(new, cst.RemovalSentinel):

@@ -58,6 +58,7 @@ class _File:
     hoisted: list = field(default_factory=list)   # (line, helper) of the helper calls read as statements
     closures: Optional[set] = None                 # names read inside a function, lambda or class, or global
     taken: set = field(default_factory=set)        # every name of the file, and those made here
+    namer: Optional[Callable] = None               # the fresh names, when the reader of the statements makes them
 
     def closure_names(self) -> set:
         if self.closures is None:
@@ -71,6 +72,8 @@ class _File:
 
     def fresh(self, name: str) -> str:
         """A name for one pass's binding of `name` that nothing in the file uses."""
+        if self.namer is not None:
+            return self.namer(name)
         if not self.taken:
             self.taken = _names_in(self.fixed.module) | set(self.fixed.sites)
         k = 1
@@ -95,11 +98,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     graph_helpers = hoist.helpers(tree, names.qualified, sites)
     if not lambdas and not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
         return tree, None, [], [], []
-    values: dict = {}
-    for st in walk_statements(tree):
-        for target, value in assignments(st):
-            if isinstance(target, cst.Name) and value is not None:
-                values.setdefault(target.value, value)
+    values = _first_values(tree)
     defined = _state_making(tree, names.qualified, frozenset(creators))
     file = _File(fixed_values.Fixed(tree, sites, values), defined, dict(names.positions),
                  names.qualified, frozenset(creators), graph_helpers=graph_helpers)
@@ -117,6 +116,38 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
         last = line_map.get(line, last)
         filled[line] = last
     return new, filled, sorted(file.unrolled), sorted(file.hoisted), lambdas
+
+
+def inlined(statements: list, program: cst.Module, qualified, creators, lines: dict, fresh: Callable) -> tuple:
+    """(`statements`, a helper's body read at one call (`inline.inline_call`), with every loop that makes
+    state over values they fix read as its passes; [(line, passes)]). A list the call gives (or the
+    default) is bound once in them, to a fresh name; the program's numbers bound once count too, its lists
+    do not (another name may hold them). `lines`: node → line; `fresh`: a name the program does not use."""
+    if not any(isinstance(n, cst.For) for st in statements for n in walk_nodes(st)):
+        return statements, []
+    body = cst.Module(body=statements)
+    sites, values = symbols.binding_sites(body.code), _first_values(body)
+    program_values = _first_values(program)
+    for name, found in symbols.binding_sites(program.code).items():
+        if name not in sites:
+            sites[name] = found
+            if isinstance(program_values.get(name), (cst.Integer, cst.Float)):
+                values[name] = program_values[name]
+    defined = _state_making(program, qualified, frozenset(creators))
+    file = _File(fixed_values.Fixed(body, sites, values), defined, lines, qualified, frozenset(creators),
+                 namer=fresh)
+    new, changed = _block(file, statements)
+    return (new, sorted(file.unrolled)) if changed else (statements, [])
+
+
+def _first_values(tree: cst.Module) -> dict:
+    """name → the value of its first assignment (as `fixed_values.once` reads it)."""
+    values: dict = {}
+    for st in walk_statements(tree):
+        for target, value in assignments(st):
+            if isinstance(target, cst.Name) and value is not None:
+                values.setdefault(target.value, value)
+    return values
 
 
 def _block(file: _File, stmts) -> tuple:
