@@ -24,6 +24,7 @@ from progen.choices import parse_where  # noqa: E402
 from progen.program import REBOUND  # noqa: E402
 
 SAMPLE = range(40)
+LOOPS = parse_where("state=loop,api=layers_dense")
 
 
 def _plain(source: str) -> str:
@@ -41,7 +42,8 @@ def _markers(ch) -> dict[str, list[str]]:
         "state": {"module": ["\nlogits = "], "function_reads": [f"def {d['function_name']}(x"],
                   "function_makes": [f"def {d['function_name']}(x"], "class": ["class Model", "model = Model()"],
                   "dict": ["weights = {", "biases = {"], "list": ["weights = [", "biases = ["],
-                  "loop": ["for i in range(len(sizes) - 1):", "for units in hidden_units:"]}[ch.state],
+                  "loop": ["for i in range(len(sizes) - 1):", "for units in hidden_units:", "for units in widths:"]}[
+            ch.state],
         "rebind": {"none": [""], "hyper": [f" {d['rebind_target']} = {REBOUND.get(d['rebind_target'] or '', '?')}\n",
                              f"\n{d['rebind_target']} = {REBOUND.get(d['rebind_target'] or '', '?')}\n"],
                    "loop_var": [f"for {d['rebind_target']} in range(n_steps):"]}[ch.rebind],
@@ -77,19 +79,28 @@ def _markers(ch) -> dict[str, list[str]]:
         "session": {"with": ["with tf.Session() as sess:"], "plain": ["sess = tf.Session()"]}[ch.session],
         "op_run": {"none": [""], "weight_clip": ["sess.run(clip_ops)"], "assign_value": ["count = sess.run(bump)"]}[
             ch.op_run],
+        "loop_in": {"module": ["for units in hidden_units:"], "helper_arg": ["def dense_stack(h, widths):"],
+                    "helper_default": ["def dense_stack(h, widths=["]}[ch.loop_in] if _loop_of_layers(ch) else [""],
     }
+
+
+def _loop_of_layers(ch) -> bool:
+    """The dimension `loop_in` shapes the program: its layers are `tf.layers.dense` made by a loop."""
+    return ch.state == "loop" and ch.api == "layers_dense"
 
 
 def test_sample_is_python_covers_every_value_and_writes_each():
     seen = {name: set() for name in DIMENSIONS}
-    for seed in SAMPLE:
-        source, ch = generate(seed)
+    # the sample, and seeds of the region where `loop_in` shapes the program (a loop of tf.layers.dense)
+    for seed, where in [(seed, None) for seed in SAMPLE] + [(seed, LOOPS) for seed in range(12)]:
+        source, ch = generate(seed, where)
         ast.parse(source, filename=f"seed-{seed}")
         assert source.startswith(f"# progen seed {seed}: state={ch.state}, ")
         plain = _plain(source)
         for name, markers in _markers(ch).items():
             assert any(m in plain for m in markers), (seed, name, ch.dims[name], markers)
-            seen[name].add(ch.dims[name])
+            if name != "loop_in" or _loop_of_layers(ch):
+                seen[name].add(ch.dims[name])
         if ch.none_filter == "yes" and ch.clip in ("apply", "value", "norm", "global_norm"):
             assert "if g is not None" in source, seed
         if ch.none_filter == "no":

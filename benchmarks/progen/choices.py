@@ -34,10 +34,13 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # an assign op run after each update: WGAN's weight clipping over the trainable variables, or a counter's
     # `assign_add` whose value the run keeps
     "op_run": ("none", "weight_clip", "assign_value"),
+    # where the loop of state 'loop' runs over `tf.layers.dense` widths: the module, or a helper given the
+    # widths as a list (`stack(h, [12, 8])`) or by its default (`def stack(h, widths=[12, 8])`)
+    "loop_in": ("module", "helper_arg", "helper_default"),
 }
 # dimensions added after the first results: each drawn from a generator of its own (`choose`), so that
 # every other choice of a seed, and its program when the value is "none", stays what it was
-_SEPARATE = ("op_run",)
+_SEPARATE = ("op_run", "loop_in")
 
 # relative weights where uniform would be a poor mix (the dense front is the common program)
 _WEIGHTS = {"front": (4, 2, 2, 2)}

@@ -212,10 +212,16 @@ def loop_lines(ch: Choices, h: str, out: str) -> list[str]:
     lines = [f"h = {h}"]
     drop = dropout_line(ch, "h", "")
     if ch.api == "layers_dense":
-        lines.append("for units in hidden_units:")
-        lines.append("    h = tf.layers.dense(h, units, activation=tf.nn.relu)")
-        if drop:
-            lines.append("    " + drop)
+        loop = ["for units in hidden_units:", "    h = tf.layers.dense(h, units, activation=tf.nn.relu)"]
+        loop += ["    " + drop] if drop else []
+        loop_in = ch.dims.get("loop_in", "module")
+        if loop_in != "module":  # the loop in a helper, the widths given at its call
+            widths = repr(list(ch.details["hidden"]))
+            head = "def dense_stack(h, widths):" if loop_in == "helper_arg" else f"def dense_stack(h, widths={widths}):"
+            lines = [head] + ["    " + line.replace("hidden_units", "widths") for line in loop] + ["    return h", "",
+                     f"h = dense_stack({h}, {widths})" if loop_in == "helper_arg" else f"h = dense_stack({h})"]
+        else:
+            lines += loop
         lines.append(f"{out} = tf.layers.dense(h, n_classes)")
         return lines
     api = var_api(ch)
