@@ -23,6 +23,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Other, State, StateKind, StateRef, Tensor
+from codemods.tf2.scopes import UNKNOWN, reuse_flag
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -142,9 +143,15 @@ def layer(site: "CallSite"):
     if name_node is not None and name is None:
         site.refuse(f"`{_short(site.qname)}` with a name that is not a string literal is not converted")
     reuse_arg = given.get("reuse")
+    asked = reuse_flag(reuse_arg, getattr(site.ev.value_of(reuse_arg), "qname", None) if reuse_arg else None)
+    if asked is UNKNOWN:
+        site.refuse(f"`{_short(site.qname)}(reuse={emit.code(reuse_arg)})`: a reuse that is not True, False, None "
+                    "or tf.AUTO_REUSE is not converted")
+    if asked is not None and name is None:  # TF 1.x opens the base name itself then, not its next free one
+        site.refuse(f"`{_short(site.qname)}(reuse={emit.code(reuse_arg)})` without a name is not converted")
     tf1 = tr.scopes.layer_name(row.base, name)
     existing = next((s for s in tr.states if s.kind == StateKind.LAYER and s.tf1_name == tf1), None)
-    reuse = tr.scopes.reuse() or (isinstance(reuse_arg, cst.Name) and reuse_arg.value == "True")
+    reuse = asked or tr.scopes.reuse()  # the layer's own reuse opens its scope: True or AUTO_REUSE wins
     if existing is not None:
         if not reuse:
             site.refuse(f"layer `{tf1}` exists already and is not reused here (TF 1.x raised ValueError)")

@@ -17,6 +17,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import libcst as cst
+
+
+UNKNOWN = object()  # a `reuse=` value tf1clip does not know
+
+
+def reuse_flag(node, qname: Optional[str]) -> object:
+    """What a `reuse=` argument asks (`qname`: the qualified name its value reads, if any): True, "auto"
+    (`tf.AUTO_REUSE`), None (`False` and `None`: TF 1.x inherits the enclosing scope's), or UNKNOWN."""
+    if node is None:
+        return None
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return True if node.value == "True" else None
+    return "auto" if qname == "tensorflow.AUTO_REUSE" else UNKNOWN
+
 
 def join(prefix: str, name: str) -> str:
     return f"{prefix}/{name}" if prefix else name

@@ -22,7 +22,7 @@ from codemods.tf2 import shapes as shp
 from codemods.tf2.call_args import FLOAT32, is_false, literal_str
 from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, Session,
                                 State, StateKind, StateRef)
-from codemods.tf2.scopes import Frame
+from codemods.tf2.scopes import UNKNOWN, Frame, reuse_flag
 from codemods.tf2.syntax import names_of
 
 if TYPE_CHECKING:
@@ -268,13 +268,8 @@ def variable_scope(site: "CallSite"):
     if scope_init is not None and not (isinstance(scope_init_av, Other) and scope_init_av.kind == OtherKind.INITIALIZER):
         site.refuse(f"variable_scope(initializer={emit.code(scope_init)}): not an initializer tf1clip knows")
     reuse, reuse_av = site.arg(None, "reuse")
-    if reuse is None:
-        reuse_value = None
-    elif isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None"):
-        reuse_value = True if reuse.value == "True" else None
-    elif getattr(reuse_av, "qname", None) == "tensorflow.AUTO_REUSE":
-        reuse_value = "auto"
-    else:
+    reuse_value = reuse_flag(reuse, getattr(reuse_av, "qname", None))
+    if reuse_value is UNKNOWN:
         site.refuse(f"variable_scope(reuse={emit.code(reuse)}) is not converted")
     if isinstance(name_av, Scope):
         path, absolute = name_av.path, True
