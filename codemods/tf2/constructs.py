@@ -58,7 +58,7 @@ CALLS = {
 }
 CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
-            | checkpoints.CREATORS | data.CREATORS)
+            | checkpoints.CREATORS | data.CREATORS | losses.CREATORS)
 METHODS = {
     **variables.METHODS,
     **rnn_cells.METHODS,
@@ -123,8 +123,8 @@ def method(site: "CallSite"):
         return site.tr.classes.call_method(site)
     if kind == AVKind.TENSOR and attr == "get_shape":
         return Other(OtherKind.SHAPE, {"of": receiver}), site.node
-    if kind == OtherKind.SHAPE and attr == "as_list":
-        return HOST, site.node
+    if kind == OtherKind.SHAPE and attr == "as_list":  # a list of the same dimensions: indexed as the shape is
+        return Other(OtherKind.SHAPE, {"of": receiver.info["of"], "listed": True}), site.node
     if kind == StateKind.VARIABLE and attr in ("assign", "assign_add", "assign_sub"):
         return _assign(site)
     if isinstance(receiver, Mapping) and attr in ("values", "keys", "items") and not site.node.args:

@@ -52,6 +52,9 @@ LOSSES = {
         ("multi_class_labels", "logits"),
         "{tf}.nn.sigmoid_cross_entropy_with_logits(labels={tf}.cast({l}, {p}.dtype), logits={p})", True),
 }
+# each also added its loss to the graph's LOSSES collection (`tf.losses.get_total_loss` reads it): a
+# helper calling one is read at its calls, where TF 1.x ran it, as for the calls that make state
+CREATORS = set(LOSSES)
 WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
        "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
 WHY_WEIGHTED = ("TF 1.x's {name}: the loss per element times the weights, summed, divided as compute_weighted_loss "
@@ -83,9 +86,9 @@ def loss(site: "CallSite"):
     if same_shape and not shp.compatible(shp.of(labels_av), shp.of(preds_av)):
         site.refuse(f"tf.losses.{short}: the static shapes of labels and predictions are incompatible "
                     "(TF 1.x raised ValueError when it built the graph)")
-    for node in (labels, preds):
-        if not isinstance(node, cst.Name):
-            site.refuse(f"tf.losses.{short} of an expression (not a name) is not converted")
+    # an expression given (`tf.matmul(h, V)`): bound to a name first, built once as TF 1.x built it
+    labels, preds = (_named(tr, node, av, what) for node, av, what in
+                     ((labels, labels_av, "labels"), (preds, preds_av, "predictions")))
     uses = (names_of(labels) | names_of(preds)) & tr.graph_names()
     if site.qname.endswith("sparse_softmax_cross_entropy"):
         labels, preds = _squeezed(tr, labels, labels_av, preds, preds_av, uses)
@@ -114,6 +117,16 @@ def loss(site: "CallSite"):
     tr.losses.append(site.target)
     tr.note(f"tf.losses.{short} → its TF 1.x formula (compute_weighted_loss, {reduction})")
     return Tensor([]), value
+
+
+def _named(tr, node, av, what: str) -> cst.Name:
+    """`node` when it is a name; else a fresh name bound to it by a value statement of its own."""
+    if isinstance(node, cst.Name):
+        return node
+    name = tr.namer.fresh(what)
+    tr.add_comp([emit.assign(name, node)], {name}, names_of(node) & tr.graph_names())
+    tr.env[name] = av
+    return cst.Name(name)
 
 
 def _number(tr, node):
