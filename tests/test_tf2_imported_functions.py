@@ -150,7 +150,8 @@ def test_an_imported_definition_is_copied_and_converts(variant, tmp_path):
 
 # run and parity on CI: a function through a second module, state made with what it reads;
 # the others in benchmarks/full_proofs.py
-@pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("through_a_second_module", "making_state_with_what_it_reads")))
+@pytest.mark.parametrize("variant", sampled(sorted(CONVERTS), ("through_a_second_module",
+                                                               "making_state_with_what_it_reads")))
 def test_an_imported_definition_trains_like_tf1(variant, tmp_path):
     text, modules = CONVERTS[variant]
     _tree(tmp_path, modules, text)

@@ -21,8 +21,10 @@ CONVERTS = {
                          "tf.one_hot(tf.cast(y[:, 0] > 0, tf.int32), 3), logits)\n",
     "sparse_labels_cast": "logits = tf.matmul(x, W)\nloss = tf.losses.sparse_softmax_cross_entropy("
                           "tf.cast(y[:, 0] > 0, tf.int32), logits)\n",
-    "in_a_helper": f"def cost(t, p):\n    return tf.losses.mean_squared_error(t * 1.5, p * 2.0)\nloss = cost(y, {PRED})\n",
-    "bound_in_a_helper": f"def cost(t, p):\n    l = tf.losses.absolute_difference(t, p)\n    return l\nloss = cost(y, {PRED})\n",
+    "in_a_helper": f"def cost(t, p):\n    return tf.losses.mean_squared_error(t * 1.5, p * 2.0)\n"
+                   f"loss = cost(y, {PRED})\n",
+    "bound_in_a_helper": f"def cost(t, p):\n    l = tf.losses.absolute_difference(t, p)\n    return l\n"
+                         f"loss = cost(y, {PRED})\n",
     "collected_by_a_helper": f"def cost(t, p):\n    tf.losses.mean_squared_error(t, p)\ncost(y, {PRED})\n"
                              "loss = tf.losses.get_total_loss()\n",
     "a_dropout_inside": "tf.set_random_seed(3)\n"

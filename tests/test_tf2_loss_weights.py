@@ -86,8 +86,10 @@ def test_weighted_and_smoothed_losses_convert(variant):
     tier_output(script.format(loss=loss))
 
 
-# parity on CI for two kinds: smoothing with positional weights, sparse labels; every variant in benchmarks/full_proofs.py
-@pytest.mark.parametrize("variant", sampled(sorted(CONVERTED), ("softmax_smoothing_positional_weighted", "sparse_weighted")))
+# parity on CI for two kinds: smoothing with positional weights, sparse labels; every variant in
+# benchmarks/full_proofs.py
+@pytest.mark.parametrize("variant", sampled(sorted(CONVERTED), ("softmax_smoothing_positional_weighted",
+                                                                "sparse_weighted")))
 def test_weighted_and_smoothed_losses_train_like_tf1(variant, tmp_path):
     script, loss = CONVERTED[variant]
     assert_converts_and_trains_alike(tmp_path, script.format(loss=loss))

@@ -59,7 +59,8 @@ def test_a_name_some_function_takes_as_a_parameter_is_not_read_as_a_number():
 # number TF 1.x's graph knew, written in its place (at build time the TF 2 program has no `x`)
 AS_LIST = "loss = tf.reduce_mean(tf.square(tf.matmul(h, V2) + tf.matmul(h, V) - y))\n"
 AS_LIST_READS = {
-    "the_last_of_get_shape": "h = tf.matmul(x, W)\nn = h.get_shape().as_list()[-1]\nV2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
+    "the_last_of_get_shape": "h = tf.matmul(x, W)\nn = h.get_shape().as_list()[-1]\n"
+                             "V2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
     "of_shape": "h = tf.matmul(x, W)\nV2 = tf.Variable(tf.ones([h.shape.as_list()[1], 1]) * 0.1)\n",
     "in_a_helper": "def layer(h, n_out):\n    n_in = h.get_shape().as_list()[1]\n"
                    "    return tf.Variable(tf.ones([n_in, n_out]) * 0.1)\nh = tf.matmul(x, W)\nV2 = layer(h, 1)\n",
