@@ -124,7 +124,7 @@ def method(site: "CallSite"):
     if kind == AVKind.TENSOR and attr == "get_shape":
         return Other(OtherKind.SHAPE, {"of": receiver}), site.node
     if kind == OtherKind.SHAPE and attr == "as_list":  # a list of the same dimensions: indexed as the shape is
-        return Other(OtherKind.SHAPE, {"of": receiver.info["of"], "listed": True}), site.node
+        return Other(OtherKind.SHAPE, {"of": receiver.info["of"]}), site.node
     if kind == StateKind.VARIABLE and attr in ("assign", "assign_add", "assign_sub"):
         return _assign(site)
     if isinstance(receiver, Mapping) and attr in ("values", "keys", "items") and not site.node.args:

@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.children import children
-from codemods.tf2.syntax import is_literal, walk_nodes
+from codemods.tf2.syntax import assignments, is_literal, walk_nodes, walk_statements
 
 MAX_PASSES = 64
 
@@ -27,6 +27,16 @@ class Fixed:
     sites: dict
     values: dict
     reads: dict = field(default_factory=dict)  # name -> read only as an iterable, index or argument of a reader
+
+
+def first_values(tree: cst.Module) -> dict:
+    """name → the value of its first assignment in `tree` (what `once` reads)."""
+    values: dict = {}
+    for st in walk_statements(tree):
+        for target, value in assignments(st):
+            if isinstance(target, cst.Name) and value is not None:
+                values.setdefault(target.value, value)
+    return values
 
 
 def once(fixed: Fixed, name: str):

@@ -48,6 +48,7 @@ class Functions:
         self._walking: set = set()
         self._stack: list = []        # the functions being read as regions, the innermost last
         self.shared: dict = {}        # caller -> names it makes that a function it calls reads (`global`)
+        self._program_facts = None    # unroll.program_facts, read once, when a helper's loop is first read
 
     # -- analysis -------------------------------------------------------------------------------
     def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> HelperInfo:
@@ -202,7 +203,9 @@ class Functions:
         self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there, creating state")
         stmts = inline_call(self.tr, st, fn, call, target)
         # a loop that makes state over values this call fixes (`for n in sizes:`, `sizes` given): its passes
-        stmts, loops = unroll.inlined(stmts, self.tr.module, self.tr.names.qualified, CREATORS, self.tr.origins,
+        if self._program_facts is None:
+            self._program_facts = unroll.program_facts(self.tr.module, self.tr.names.qualified, CREATORS)
+        stmts, loops = unroll.inlined(stmts, self._program_facts, self.tr.names.qualified, CREATORS, self.tr.origins,
                                       self._pass_name)
         for line, passes in loops:
             self.tr.note(f"the loop at line {line} makes state over values this call of `{name}` fixes → its "

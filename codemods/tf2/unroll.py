@@ -39,8 +39,7 @@ import libcst as cst
 
 from codemods.tf2 import constants, fixed_values, hoist, named_lambdas, symbols
 from codemods.tf2.lines import start_lines
-from codemods.tf2.syntax import (assignments, bound_names, closed_under_calls, replace_names, walk_nodes,
-                                 walk_statements)
+from codemods.tf2.syntax import bound_names, closed_under_calls, replace_names, walk_nodes
 
 
 
@@ -98,7 +97,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     graph_helpers = hoist.helpers(tree, names.qualified, sites)
     if not lambdas and not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
         return tree, None, [], [], []
-    values = _first_values(tree)
+    values = fixed_values.first_values(tree)
     defined = _state_making(tree, names.qualified, frozenset(creators))
     file = _File(fixed_values.Fixed(tree, sites, values), defined, dict(names.positions),
                  names.qualified, frozenset(creators), graph_helpers=graph_helpers)
@@ -118,7 +117,22 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     return new, filled, sorted(file.unrolled), sorted(file.hoisted), lambdas
 
 
-def inlined(statements: list, program: cst.Module, qualified, creators, lines: dict, fresh: Callable) -> tuple:
+@dataclass(frozen=True)
+class ProgramFacts:
+    """What `inlined` reads of the program, the same at every call (`program_facts`)."""
+    sites: dict          # each name's binding sites
+    numbers: dict        # the numbers names are first bound to
+    defined: frozenset   # its functions and classes that make state
+
+
+def program_facts(program: cst.Module, qualified, creators) -> ProgramFacts:
+    values = fixed_values.first_values(program)
+    return ProgramFacts(symbols.binding_sites(program.code),
+                        {n: v for n, v in values.items() if isinstance(v, (cst.Integer, cst.Float))},
+                        _state_making(program, qualified, frozenset(creators)))
+
+
+def inlined(statements: list, facts: ProgramFacts, qualified, creators, lines: dict, fresh: Callable) -> tuple:
     """(`statements`, a helper's body read at one call (`inline.inline_call`), with every loop that makes
     state over values they fix read as its passes; [(line, passes)]). A list the call gives (or the
     default) is bound once in them, to a fresh name; the program's numbers bound once count too, its lists
@@ -126,28 +140,16 @@ def inlined(statements: list, program: cst.Module, qualified, creators, lines: d
     if not any(isinstance(n, cst.For) for st in statements for n in walk_nodes(st)):
         return statements, []
     body = cst.Module(body=statements)
-    sites, values = symbols.binding_sites(body.code), _first_values(body)
-    program_values = _first_values(program)
-    for name, found in symbols.binding_sites(program.code).items():
+    sites, values = symbols.binding_sites(body.code), fixed_values.first_values(body)
+    for name, found in facts.sites.items():
         if name not in sites:
             sites[name] = found
-            if isinstance(program_values.get(name), (cst.Integer, cst.Float)):
-                values[name] = program_values[name]
-    defined = _state_making(program, qualified, frozenset(creators))
-    file = _File(fixed_values.Fixed(body, sites, values), defined, lines, qualified, frozenset(creators),
+            if name in facts.numbers:
+                values[name] = facts.numbers[name]
+    file = _File(fixed_values.Fixed(body, sites, values), facts.defined, lines, qualified, frozenset(creators),
                  namer=fresh)
     new, changed = _block(file, statements)
     return (new, sorted(file.unrolled)) if changed else (statements, [])
-
-
-def _first_values(tree: cst.Module) -> dict:
-    """name → the value of its first assignment (as `fixed_values.once` reads it)."""
-    values: dict = {}
-    for st in walk_statements(tree):
-        for target, value in assignments(st):
-            if isinstance(target, cst.Name) and value is not None:
-                values.setdefault(target.value, value)
-    return values
 
 
 def _block(file: _File, stmts) -> tuple:

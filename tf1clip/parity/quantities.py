@@ -50,7 +50,7 @@ def magnitudes(variables):
             return tf.constant(0.0, tf.float64)  # nothing to round
         if not value.dtype.is_floating:  # integers, booleans: their float64 values
             value = tf.cast(value, tf.float64)
-        return tf.maximum(tf.cast(tf.reduce_max(tf.abs(value)), tf.float64), tf.constant(0.0, tf.float64))
+        return tf.cast(tf.reduce_max(tf.abs(value)), tf.float64)
 
     if not variables:
         return tf.zeros([0], tf.float64)

@@ -20,6 +20,7 @@ variables drawn from the same initializer as OLD's get OLD's values (initializer
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -325,9 +326,8 @@ class Recorder:
     def record_step(self, update, loss, pre, post, scales=None):
         update.steps.append({"step": len(update.steps) + 1, "loss": number(loss), "grad_norm_pre": number(pre),
                              "grad_norm_post": number(post)})
-        if scales is not None:
-            seen = update.scales + [0.0] * (len(scales) - len(update.scales))
-            update.scales = [max(a, float(b)) for a, b in zip(seen, scales)] + seen[len(scales):]
+        if scales is not None:  # the running max per variable
+            update.scales = [max(a, float(b)) for a, b in itertools.zip_longest(update.scales, scales, fillvalue=0.0)]
 
     def record_values(self, update, values):
         """The values of a variable-writes update's variables after its latest step."""
