@@ -9,7 +9,7 @@ human: turning v2 behaviour off would break its eager half.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable, Optional
 
 import libcst as cst
 from codemods._base import dotted_name, import_module_names, walk
@@ -81,10 +81,11 @@ class Usage:
 
 
 def classify(module: cst.Module, imported_names: Callable[[cst.CSTNode], set],
-             line_of: Callable[[cst.CSTNode], int]) -> Usage:
-    """Classify `module`; `imported_names(node)` gives a node's imported qualified names."""
+             line_of: Callable[[cst.CSTNode], int], nodes: Optional[Iterable[cst.CSTNode]] = None) -> Usage:
+    """Classify `module`; `imported_names(node)` gives a node's imported qualified names. `nodes`: the
+    module's nodes in source order when the caller has them (else walked here)."""
     usage = Usage()
-    for node in walk(module):
+    for node in walk(module) if nodes is None else nodes:
         kind = type(node)  # (classes without subclasses: `is` is much faster than libcst's abstract isinstance)
         if kind is cst.Import or kind is cst.ImportFrom:
             classify_modules(usage, import_module_names(node), line_of(node))

@@ -7,6 +7,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
+from codemods._base import walk
 from codemods.tf2 import symbols
 from codemods.tf2.names import ImportTable, unbound_names
 
@@ -137,6 +138,10 @@ def test_start_lines_are_the_providers(rel, text):
     module = cst.parse_module(text)
     provided = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert start_lines(module) == {node: where.start.line for node, where in provided.items()}
+    # its keys hold the module's names and imports in the order of a walk (the usage classifier reads them so)
+    kinds = (cst.Name, cst.Attribute, cst.Import, cst.ImportFrom)
+    assert [n for n in start_lines(module) if type(n) in kinds] == \
+        [n for n in dict.fromkeys(walk(module)) if type(n) in kinds]
 
 
 @pytest.mark.parametrize("text", ["x = 1\r\ny = (2,\r\n     3)\r\nz = y\r\n", "a = 1\rb = [\r 2]\rc = b\r",

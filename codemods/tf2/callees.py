@@ -25,9 +25,11 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from codemods.tf2 import symbols
 from codemods.tf2._base import Refuse
 from codemods.tf2.module_kinds import TF_ROOTS, absolute, host_package, import_targets, main_guard
 from codemods.tf2.names import canonical
@@ -74,6 +76,18 @@ def _bound(node) -> set:
 
 
 def _read_module(path: Path, package: str) -> Optional[_Module]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _read_module_text(str(path), package, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _read_module_text(where: str, package: str, mtime_ns: int, size: int) -> Optional[_Module]:
+    """What the file `where` binds, imports and reads (read once per version of the file: the scripts of
+    a tree that import the same module of theirs share it; nothing changes a `_Module` once read)."""
+    path = Path(where)
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except (SyntaxError, ValueError, OSError):
@@ -284,7 +298,7 @@ def check(source: str, filename: str, imports: dict, unbound: frozenset) -> None
 
     `imports`: name → the dotted targets its import statements bind it to (in any scope);
     `unbound`: the names nothing in the script binds (a star import may)."""
-    nodes = list(ast.walk(ast.parse(source)))  # walked once, read three times
+    nodes = list(ast.walk(symbols.tree(source)))  # walked once, read three times
     stars = [absolute(n.module, n.level, "") for n in nodes
              if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
     if all(host_package(t.split(".")[0]) or t.split(".")[0] in TF_ROOTS

@@ -89,8 +89,8 @@ def split(st, graph_helpers: frozenset, qualified: Callable, creators: frozenset
         return None
     small = st.body[0]
     value = _value(small)
-    if value is None:
-        return None
+    if value is None or not any(type(n) is cst.Name and n.value in graph_helpers for n in walk_nodes(value)):
+        return None  # (most statements: no helper named, no visit to order the calls)
     calls = _Calls()
     value.visit(calls)
     hoisted = [c for c in calls.order if isinstance(c.func, cst.Name) and c.func.value in graph_helpers]

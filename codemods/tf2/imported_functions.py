@@ -62,7 +62,7 @@ class Copied:
 def read(text: str, filename: str) -> Optional[Copied]:
     """The script with every definition it imports from its own modules that reaches TensorFlow copied
     to the line importing it, or None when there is none. Raises Refuse when one cannot be copied."""
-    tree = ast.parse(text)
+    tree = symbols.tree(text)
     candidates = [st for st in tree.body if isinstance(st, ast.ImportFrom) and st.module and not st.level and
                   not user_modules.host_or_tf(st.module)]
     if not candidates:  # most scripts: only TensorFlow and packages that stay out of it, nothing to read

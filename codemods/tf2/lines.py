@@ -18,7 +18,8 @@ from libcst._nodes.internal import CodegenState  # the printer's state, as libcs
 
 
 def start_lines(module: cst.Module) -> dict:
-    """node → the line it starts on, for every node of `module` (its own nodes, not a copy)."""
+    """node → the line it starts on, for every node of `module` (its own nodes, not a copy), in the
+    order the printer reaches them (names, attributes and imports in the order of a walk)."""
     state = _LineState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
     return state.starts
@@ -28,7 +29,6 @@ def start_lines(module: cst.Module) -> dict:
 class _LineState(CodegenState):
     line: int = 1
     starts: dict = field(default_factory=dict)
-    stack: list = field(default_factory=list)
 
     def add_indent_tokens(self) -> None:  # indentation holds no newline
         pass
@@ -43,12 +43,12 @@ class _LineState(CodegenState):
         pass
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.stack.append(self.line)
+        # where the node starts; a syntactic start recorded inside it (below) replaces this one
+        if node not in self.starts:
+            self.starts[node] = self.line
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self.stack.pop()
-        if node not in self.starts:  # a syntactic start recorded inside the node wins
-            self.starts[node] = start
+        pass
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
                                   end_node: Optional[cst.CSTNode] = None) -> "_Syntactic":

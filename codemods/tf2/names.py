@@ -117,6 +117,8 @@ class ImportTable:
     # imported names that every binding site in the file (a function's own import too) binds to the same import
     same_everywhere: frozenset = frozenset()
     import_targets: dict = field(default_factory=dict)  # name -> what its import sites bind it to, in any scope
+    # name -> its binding sites (`symbols.binding_sites` of the text read; None when CPython rejected the text)
+    sites: Optional[dict] = None
 
     @classmethod
     def read(cls, module: cst.Module, source: Optional[str] = None) -> tuple["ImportTable", cst.Module]:
@@ -129,6 +131,7 @@ class ImportTable:
         try:
             source = module.code if source is None else source
             sites, unbound = symbols.binding_sites(source), symbols.unbound(source)
+            table.sites = sites
         except SyntaxError:
             sites, unbound = _scope_answers(MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider),
                                             table)
@@ -242,7 +245,8 @@ class ImportTable:
         def imported(node) -> set:
             raw = self.raw(node)
             return {raw} if raw is not None else set()
-        return classify(module, imported, self.line)
+        # the module whose lines the table knows: its nodes are the table's keys, in source order
+        return classify(module, imported, self.line, self.positions if module in self.positions else None)
 
     def is_tf(self, node: Optional[cst.CSTNode]) -> bool:
         q = self.qualified(node)

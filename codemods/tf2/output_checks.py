@@ -76,13 +76,14 @@ def _has_star_import(module: cst.Module, text: str) -> bool:
 _STAR_IMPORT_TEXT = re.compile(r"\bimport[\s\\]*\*")
 
 
-def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset()) -> None:
+def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset()) -> str:
     """A name read but bound nowhere, which the input did bind (`source`: the input, when known;
-    `unbound_before`: the names the input itself reads unbound, which are not blamed)."""
+    `unbound_before`: the names the input itself reads unbound, which are not blamed). Returns the
+    program's text, printed for the check."""
     module = names.module
     text = module.code
     if _has_star_import(module, text):
-        return
+        return text
     try:
         unbound = {name: None for name in sorted(symbols.unbound(text))}
     except SyntaxError:  # libcst parses what CPython rejects: libcst's scope analysis answers
@@ -97,6 +98,7 @@ def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: fr
                          "learning rate, is not converted)")
         refusal.of_input = bool(bound_at)  # already a line of the input: the driver keeps it
         raise refusal
+    return text
 
 
 def _binding_line(source: cst.Module, name: str) -> int:
@@ -218,13 +220,13 @@ def _bound_in(fn: cst.FunctionDef) -> set:
     return out
 
 
-def transform(module: cst.Module, source: Optional[cst.Module] = None, table=None) -> tuple[cst.Module, list]:
-    """Check the TF2 program `module`. The driver hands it the input too (`source`, for the line of
-    a binding the rewrite removed) and the translator's import table (`table`: what each name
-    denotes, aliases included, and the names the input itself reads unbound, not blamed here)."""
+def transform(module: cst.Module, source: Optional[cst.Module] = None, table=None) -> tuple[cst.Module, str]:
+    """Check the TF2 program `module`: the program and its text. The driver hands it the input too
+    (`source`, for the line of a binding the rewrite removed) and the translator's import table
+    (`table`: what each name denotes, aliases included, and the names the input itself reads unbound,
+    not blamed here)."""
     names = Names(module, table)
     unbound_before = table.unbound if table is not None else frozenset()
     check_state_in_steps(names)
     check_stale_values(names)
-    check_unbound(names, source, unbound_before)
-    return names.module, []
+    return names.module, check_unbound(names, source, unbound_before)

@@ -20,8 +20,16 @@ import ast
 import builtins
 import symtable
 from dataclasses import dataclass
+from functools import lru_cache
 
 BUILTINS = frozenset(dir(builtins))
+
+
+@lru_cache(maxsize=4)
+def tree(source: str) -> ast.Module:
+    """`ast.parse(source)`, once for the analyses that read the same text (the translator's binding
+    sites, callees and copied definitions all read the file read). Readers never change the tree."""
+    return ast.parse(source)
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ def unbound(source: str) -> frozenset:
 
 def first_read(source: str, name: str) -> int:
     """The first line that reads `name` (0 if none)."""
-    lines = [n.lineno for n in ast.walk(ast.parse(source))
+    lines = [n.lineno for n in ast.walk(tree(source))
              if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     return min(lines) if lines else 0
 
@@ -92,7 +100,7 @@ def binding_sites(source: str) -> dict:
 
     def add(name, line, imported=""):
         out.setdefault(name, []).append(Site(line, bool(imported), imported))
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree(source)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             add(node.id, node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

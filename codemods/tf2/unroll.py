@@ -93,7 +93,7 @@ def module(tree: cst.Module, source: str, names, creators) -> tuple:
     the line of `tree` it comes from."""
     tree, lambdas = named_lambdas.as_defs(tree, names.qualified)
     lambdas = sorted((names.positions.get(st, 0), name) for st, name in lambdas)
-    sites = symbols.binding_sites(source)
+    sites = names.sites if names.sites is not None else symbols.binding_sites(source)
     graph_helpers = hoist.helpers(tree, names.qualified, sites)
     if not lambdas and not graph_helpers and not any(isinstance(n, cst.For) for n in walk_nodes(tree)):
         return tree, None, [], [], []
