@@ -190,7 +190,7 @@ def _keep_together(processed: list) -> None:
     for source, i in at.items():
         task, result = processed[i]
         text = result.new_text if result.status == "changed" else None
-        codes[source] = (task.display, code_of(source, task.kind, text))
+        codes[source] = (task.display, result.imports or code_of(source, task.kind, text))
     graph = ImportGraph(codes)
     graph_code = {source for source, module in graph.modules.items() if module.graph_code}
     tf2 = {source for source, i in at.items()
@@ -219,13 +219,28 @@ def _run(tasks: list[Task], jobs: int) -> Iterable[FileResult]:
     done = 0
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, heavy)) as pool:
-            for result in pool.map(process, tasks, chunksize=1):
+            # the largest files first, so that no worker is left with a long one at the end; results in
+            # the tree's order
+            futures = {k: pool.submit(process, tasks[k]) for k in sorted(range(len(tasks)),
+                                                                        key=lambda k: -_size(tasks[k]))}
+            for k in range(len(tasks)):
+                result = futures[k].result()
                 done += 1
                 yield result
     except BrokenProcessPool:
         # A worker died (out of memory, a crash in a C extension): finish the rest here.
         for task in tasks[done:]:
             yield process(task)
+
+
+def _size(task: Task) -> int:
+    """The bytes of a file to migrate (0 for anything else): how long its migration may take."""
+    if task.kind not in ("python", "notebook"):
+        return 0
+    try:
+        return os.path.getsize(task.source)
+    except OSError:
+        return 0
 
 
 def process(task: Task) -> FileResult:
@@ -266,6 +281,10 @@ def _process(task: Task) -> FileResult:
         return FileResult(task.display, kind, "error", str(exc), line=exc.line or None)
     result.reason = result.reason or ""
     result.digest = digest  # type: ignore[attr-defined]
+    if task.to == "tf2":  # what `_keep_together` reads of each file, read in the worker
+        from tf1clip.migrate.together import code_of, read_imports
+        result.imports = read_imports(code_of(task.source, kind, result.new_text if result.status == "changed"
+                                              else None))
     return result
 
 

@@ -50,6 +50,7 @@ class FileResult:
     new_bytes: Optional[bytes] = None
     old_text: Optional[str] = None
     new_text: Optional[str] = None
+    imports: Optional[object] = None  # with --to tf2: what its code imports (`together.ImportFacts`), read here
 
     def to_dict(self) -> dict:
         out: dict = {"path": self.path, "kind": self.kind, "status": self.status}

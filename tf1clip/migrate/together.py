@@ -90,19 +90,40 @@ def _switches(tree: ast.AST) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class ImportFacts:
+    """What one file's code says for the graph, read where the file was migrated (`read_imports`): its
+    import statements as written, and whether it switches graph mode."""
+    imports: tuple = ()        # (line, level, module or "", the names `from` it imports, or None: `import a.b`)
+    graph_code: bool = False
+
+
+def read_imports(code: str) -> ImportFacts:
+    """The import statements of `code` (in any scope) and whether it calls a graph-mode switch."""
+    tree = _parse(code)
+    if tree is None:
+        return ImportFacts()
+    imports = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports.extend((node.lineno, 0, a.name, None) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.lineno, node.level, node.module or "", tuple(a.name for a in node.names)))
+    return ImportFacts(tuple(imports), _switches(tree))
+
+
 class ImportGraph:
     """The tree's files and which of them each one imports."""
 
     def __init__(self, files: dict):
-        """`files`: path -> (display, code)."""
+        """`files`: path -> (display, code or its `ImportFacts`)."""
         self.paths = set(files)
         self.modules = {path: Module(display, path) for path, (display, _) in files.items()}
         self._reach: dict = {}
         for path, (_, code) in files.items():
-            tree = _parse(code)
-            if tree is not None:
-                self._read(self.modules[path], tree)
-                self.modules[path].graph_code = _switches(tree)
+            facts = read_imports(code) if isinstance(code, str) else code
+            self._read(self.modules[path], facts)
+            self.modules[path].graph_code = facts.graph_code
 
     def _file(self, folder: str, dotted: str) -> list:
         """The tree's files that importing `dotted` from `folder` runs (packages' __init__ included):
@@ -117,34 +138,33 @@ class ImportGraph:
             folder = parent
         return []
 
-    def _read(self, module: Module, tree: ast.AST) -> None:
+    def _read(self, module: Module, facts: ImportFacts) -> None:
         folder = os.path.dirname(module.path)
-        for node in ast.walk(tree):
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [(folder, a.name) for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
+        for line, level, dotted_module, names in facts.imports:
+            if names is None:  # `import a.b`
+                targets = [(folder, dotted_module)]
+            else:
                 base = folder
-                for _ in range(max(node.level - 1, 0)):
+                for _ in range(max(level - 1, 0)):
                     base = os.path.dirname(base)
-                if node.level:
+                if level:
                     # relative: the package folder itself, then the module and its names
                     init = os.path.join(base, "__init__.py")
                     if init in self.paths:
-                        module.imports.setdefault(init, node.lineno)
-                    names = [f"{node.module}.{a.name}" if node.module else a.name for a in node.names]
-                    targets = [(base, n) for n in names] + ([(base, node.module)] if node.module else [])
-                    for start, dotted in targets:
-                        for path in self._relative(start, dotted):
-                            module.imports.setdefault(path, node.lineno)
+                        module.imports.setdefault(init, line)
+                    dotted = [f"{dotted_module}.{n}" if dotted_module else n for n in names]
+                    targets = [(base, n) for n in dotted] + ([(base, dotted_module)] if dotted_module else [])
+                    for start, name in targets:
+                        for path in self._relative(start, name):
+                            module.imports.setdefault(path, line)
                     continue
-                targets = [(folder, f"{node.module}.{a.name}") for a in node.names] + [(folder, node.module or "")]
+                targets = [(folder, f"{dotted_module}.{n}") for n in names] + [(folder, dotted_module)]
             for start, dotted in targets:
                 if not dotted:
                     continue
                 for path in self._file(start, dotted):
                     if path != module.path:
-                        module.imports.setdefault(path, node.lineno)
+                        module.imports.setdefault(path, line)
 
     def _relative(self, base: str, dotted: str) -> list:
         """The tree's files that `dotted` names under the folder `base` (each package's __init__)."""
