@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit, feed_dicts, runtime_feeds, session
+from codemods.tf2 import emit, feed_dicts, runtime_feeds, session, static_shapes
 from codemods.tf2 import shapes as shp
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
@@ -91,6 +91,9 @@ class AssignStatements:
         ev = Evaluator(self, self.env, target=name)
         ev.target_node = target
         av, value = ev.evaluate(small.value)
+        if static_shapes.is_static_shape(av) and not self.pending and \
+                static_shapes.bind(self, st, target, small.value, av, out):
+            return  # `dims = h.get_shape().as_list()`: what TF 1.x computed while it built the graph
         if ev.zip_idiom is not None:
             grads, loss, variables = ev.zip_idiom
             value = emit.expr("tape.gradient({loss}, {v})", loss=loss, v=variables)

@@ -121,10 +121,11 @@ def method(site: "CallSite"):
         return handler(site)
     if kind == AVKind.INSTANCE:
         return site.tr.classes.call_method(site)
-    if kind == AVKind.TENSOR and attr == "get_shape":
+    if kind in (AVKind.TENSOR, StateKind.VARIABLE) and attr == "get_shape" and not site.node.args:
         return Other(OtherKind.SHAPE, {"of": receiver}), site.node
-    if kind == OtherKind.SHAPE and attr == "as_list":  # a list of the same dimensions: indexed as the shape is
-        return Other(OtherKind.SHAPE, {"of": receiver.info["of"]}), site.node
+    if kind == OtherKind.SHAPE and attr == "as_list" and "of" in receiver.info:
+        # a list of the same dimensions: indexed as the shape is
+        return Other(OtherKind.SHAPE, {"of": receiver.info["of"], "as_list": True}), site.node
     if kind == StateKind.VARIABLE and attr in ("assign", "assign_add", "assign_sub"):
         return _assign(site)
     if isinstance(receiver, Mapping) and attr in ("values", "keys", "items") and not site.node.args:

@@ -16,13 +16,13 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2 import shapes as shp
-from codemods.tf2 import assign_ops, constructs, elements, flags, item_uses, rnn_cells, session
+from codemods.tf2 import assign_ops, constructs, elements, flags, item_uses, rnn_cells, session, static_shapes
 from codemods.tf2.call_site import CallSite
 from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
                                 SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
 from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import canonical, short
-from codemods.tf2.syntax import name_counts, target_names
+from codemods.tf2.syntax import name_counts, name_nodes, target_names
 from codemods.tf2.api_changes import NoTF2Mapping, reference_to_tf2, to_tf2
 
 if TYPE_CHECKING:
@@ -62,6 +62,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         self.uses: set = set()          # graph names read
         self._static: dict = {}         # name -> its reads for a static dimension only
         self._top_counts = None         # name -> its reads in the whole expression (when a static read needs it)
+        self._static_ids: set = set()   # ids of the names read for a static dimension only
+        self._dimensions: set = set()   # ids of the numbers written for TF 1.x's static dimensions
         self.grads: list = []           # losses this expression differentiates
         self.gradient_calls = 0
         self.train = None               # a train op built by this expression (training.TrainInfo)
@@ -72,6 +74,10 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         """(abstract value, TF 2 node) of `node`."""
         self.top, self._top_counts = node, None
         new = node.visit(self)
+        if self.tr.dropped:  # a name standing for a static shape, read here other than as a dimension known
+            refused = static_shapes.dropped_reads(self.tr, node, self._static_ids)
+            if refused is not None:
+                self.tr.refuse(refused)
         return self.value_of(new), new
 
     def value_of(self, node: Optional[cst.CSTNode]) -> AV:
@@ -178,6 +184,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             av = TFSymbol(q) if q is not None and self.tr.names.is_tf(original) else HOST
         if av.graph or isinstance(av, StateRef):
             self.uses.add(name)
+        if static_shapes.is_dropped(av, name) and av.kind == OtherKind.DIMENSION:
+            self.tr.refuse(self.tr.dropped[name])  # a dimension tf1clip does not know, read
         if isinstance(av, StateRef) and av.state.kind == StateKind.SCHEDULE:
             return self._set(cst.Call(func=av.state.expr(), args=[cst.Arg(av.state.info["step"])]), av)
         if isinstance(av, StateRef) and av.state.ref is not None and av.state.name == name:
@@ -189,6 +197,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         base = self.value_of(updated.value)
         attr = original.attr.value
+        if attr == "value" and id(updated.value) in self._dimensions:  # TF 1.x's `Dimension.value`: the number
+            return self._set(updated.value, HOST)
         if attr in elements.TF1_ONLY:
             self.item_read(original.value, elements.attribute_reason(self.tr.code(original)), attr)
         if isinstance(base, TFSymbol):
@@ -269,6 +279,8 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         the expression is no graph use of it."""
         if self.top is None:
             return
+        if self.tr.dropped:
+            self._static_ids.update(id(n) for n in name_nodes(original))
         if self._top_counts is None:
             self._top_counts = name_counts(self.top)
         for name, count in name_counts(original).items():
@@ -288,10 +300,12 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
                                                                             rpar=[cst.RightParen()]))
         index = updated.slice[0].slice if len(updated.slice) == 1 else None
         key = index.value if isinstance(index, cst.Index) else None
-        if isinstance(base, Other) and base.kind == OtherKind.SHAPE and shp.literal(key) is not None:
-            static = shp.static_dim(base.info["of"], shp.literal(key), self.tr.folded)
+        if isinstance(base, Other) and base.kind == OtherKind.SHAPE and "of" in base.info:
+            static = self._static_dims(base, index, key)
             if static is not None:  # `x.shape[1]`: TF 1.x's Dimension, known while the graph is built
                 self._static_read(original)
+                if isinstance(static, cst.Integer):
+                    self._dimensions.add(id(static))
                 return self._set(static, HOST)
         if isinstance(base, Seq) and shp.literal(key) is not None and -len(base.items) <= shp.literal(key) < len(base.items):
             return self._set(updated, base.items[shp.literal(key)])
@@ -318,6 +332,20 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         if not (base.graph or graph) and isinstance(base, (Seq, Mapping, Element)) and holds_tf(base):
             return self._set(updated, Element(base))  # `tvars[i]`: one of them, not known which
         return self._set(updated, Tensor() if base.graph or graph else HOST)
+
+    def _static_dims(self, shape: Other, index, key) -> Optional[cst.BaseExpression]:
+        """`shape[key]` as the number TF 1.x knew, or `as_list()[a:b]` as the list of them, when known."""
+        if shp.literal(key) is not None:
+            return shp.static_dim(shape.info["of"], shp.literal(key), self.tr.folded)
+        dims = shp.of(shape.info["of"])
+        if not (shape.info.get("as_list") and isinstance(index, cst.Slice) and dims is not None):
+            return None
+        bounds = [None if part is None else shp.literal(part) for part in (index.lower, index.upper, index.step)]
+        if any(b is None and part is not None for b, part in zip(bounds, (index.lower, index.upper, index.step))) \
+                or bounds[2] == 0:
+            return None
+        known = [shp.static_dim(shape.info["of"], k, self.tr.folded) for k in range(len(dims))[slice(*bounds)]]
+        return cst.List([cst.Element(d) for d in known]) if all(d is not None for d in known) else None
 
     def leave_BinaryOperation(self, original, updated):
         left, right = self.value_of(updated.left), self.value_of(updated.right)

@@ -72,6 +72,7 @@ class OtherKind(enum.Enum):
     WRITER_CALL = "writer_call"      # a summary writer's flush(), close()
     SUMMARY_VALUES = "summary_values"  # what fetching a summary op gave (for add_summary)
     SHAPE = "shape"                  # a tensor's or variable's static shape (`.shape`, `.get_shape()`)
+    DIMENSION = "dimension"          # one dimension of a static shape, bound to a name (`static_shapes`)
     DTYPE = "dtype"
 
 

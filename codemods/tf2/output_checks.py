@@ -76,9 +76,11 @@ def _has_star_import(module: cst.Module, text: str) -> bool:
 _STAR_IMPORT_TEXT = re.compile(r"\bimport[\s\\]*\*")
 
 
-def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset()) -> str:
+def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: frozenset = frozenset(),
+                  dropped: Optional[dict] = None) -> str:
     """A name read but bound nowhere, which the input did bind (`source`: the input, when known;
-    `unbound_before`: the names the input itself reads unbound, which are not blamed). Returns the
+    `unbound_before`: the names the input itself reads unbound, which are not blamed; `dropped`: names
+    whose binding the translator removed on purpose → why a read of them is not converted). Returns the
     program's text, printed for the check."""
     module = names.module
     text = module.code
@@ -92,10 +94,10 @@ def check_unbound(names: Names, source: Optional[cst.Module], unbound_before: fr
         if name in unbound_before or name in ("__file__", "__builtins__"):
             continue
         bound_at = _binding_line(source, name) if source is not None else 0
-        refusal = Refuse(bound_at or (names.line(node) if node is not None else symbols.first_read(text, name)),
-                         f"`{name}` is still read but the TF2 program no longer binds it (the rewrite removed "
-                         "what defined it here: a placeholder read outside the step functions, such as a fed "
-                         "learning rate, is not converted)")
+        why = (dropped or {}).get(name) or (
+            f"`{name}` is still read but the TF2 program no longer binds it (the rewrite removed what defined it "
+            "here: a placeholder read outside the step functions, such as a fed learning rate, is not converted)")
+        refusal = Refuse(bound_at or (names.line(node) if node is not None else symbols.first_read(text, name)), why)
         refusal.of_input = bool(bound_at)  # already a line of the input: the driver keeps it
         raise refusal
     return text
@@ -220,13 +222,15 @@ def _bound_in(fn: cst.FunctionDef) -> set:
     return out
 
 
-def transform(module: cst.Module, source: Optional[cst.Module] = None, table=None) -> tuple[cst.Module, str]:
+def transform(module: cst.Module, source: Optional[cst.Module] = None, table=None,
+              dropped: Optional[dict] = None) -> tuple[cst.Module, str]:
     """Check the TF2 program `module`: the program and its text. The driver hands it the input too
     (`source`, for the line of a binding the rewrite removed) and the translator's import table
     (`table`: what each name denotes, aliases included, and the names the input itself reads unbound,
-    not blamed here)."""
+    not blamed here), and the names whose binding it removed on purpose (`dropped`: name → why a read of
+    one is not converted)."""
     names = Names(module, table)
     unbound_before = table.unbound if table is not None else frozenset()
     check_state_in_steps(names)
     check_stale_values(names)
-    return names.module, check_unbound(names, source, unbound_before)
+    return names.module, check_unbound(names, source, unbound_before, dropped)

@@ -119,6 +119,7 @@ class Program:
         self._parameters = None          # names functions of the file take as parameters
         self.region_locals: set = set()  # names local to the function being read as a region
         self.folded: dict = {}           # host name bound once in the file -> the number it holds (static dims)
+        self.dropped: dict = {}          # name bound to a static shape whose statement went -> why a read is refused
         self.fresh: dict = {}            # host name -> (its block's output, the statement there that last bound it
                                          # to a new literal: `grads = []`, `l2 = 0.0`), while nothing else read it
         self.graph_seed = None           # the argument of tf.set_random_seed, once seen

@@ -72,6 +72,11 @@ def unbound(source: str) -> frozenset:
     return frozenset(_global_reads(top) - _bound_at_module(top) - BUILTINS)
 
 
+def loaded(source: str) -> frozenset:
+    """Every name the module reads somewhere (a load of it, in any scope)."""
+    return frozenset(n.id for n in ast.walk(tree(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+
+
 def first_read(source: str, name: str) -> int:
     """The first line that reads `name` (0 if none)."""
     lines = [n.lineno for n in ast.walk(tree(source))

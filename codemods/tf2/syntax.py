@@ -28,21 +28,28 @@ def names_of(node) -> set:
     return set(name_counts(node))
 
 
-def name_counts(node) -> dict:
-    """How many times each name of the scope is used under `node`."""
-    out: dict = {}
+def name_nodes(node) -> list:
+    """The Name nodes of the scope under `node` (attribute members and keywords are not), as `name_counts`
+    counts them."""
+    out: list = []
     stack = [node]
     while stack:
         n = stack.pop()
         kind = type(n)  # these three classes have no subclasses: `is` instead of libcst's abstract isinstance
         if kind is cst.Name:
-            out[n.value] = out.get(n.value, 0) + 1
-        elif kind is cst.Attribute:
-            stack.append(n.value)  # its member is not a name
-        elif kind is cst.Arg:
-            stack.append(n.value)  # nor is a keyword
+            out.append(n)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(n.value)  # an attribute's member is not a name, nor is a keyword
         else:
             stack.extend(children(n))
+    return out
+
+
+def name_counts(node) -> dict:
+    """How many times each name of the scope is used under `node`."""
+    out: dict = {}
+    for n in name_nodes(node):
+        out[n.value] = out.get(n.value, 0) + 1
     return out
 
 

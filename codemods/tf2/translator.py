@@ -84,7 +84,8 @@ def translate(text: str, filename: str = "<string>") -> Result:
         # the output's names: the input's, less the aliases the output no longer assigns as the input did
         out_names = names.keeping_aliases(_kept_aliases(out, names))
         check_symbols_kept(out, out_names, written)
-        out, code = output_checks.transform(out, written, out_names)  # every name bound, no state made per step
+        # every name bound, no state made per step
+        out, code = output_checks.transform(out, written, out_names, getattr(translator, "dropped", None))
         left = out_names.usage(out)
         if left.tf1:
             _, source = left.tf1[0]
