@@ -31,8 +31,10 @@ from codemods.tf2.names import ImportTable, canonical, short
 from codemods.tf2.program import RULE
 from codemods.tf2.syntax import names_of
 
-TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples", "tf_slim", "tensorflow.python.framework.ops",
-               "tensorflow.logging", "tensorflow.compat.v1.logging")
+# imports the output drops when it no longer reads what they bind: tf-slim, and any module or name of
+# TensorFlow's (`from tensorflow import layers as L`, which TF 2 lacks, after every `L.dense` became Keras';
+# `tensorflow.contrib`, `tensorflow.examples`): importing one does nothing `import tensorflow` has not done
+UNUSED_DROPPED = ("tensorflow.", "tf_slim")
 
 
 def translate(text: str, filename: str = "<string>") -> Result:
@@ -222,7 +224,7 @@ def _fix_import(small, used: set):
             if mod == "tensorflow.compat.v1" and a.asname is not None:
                 a = a.with_changes(name=cst.Name("tensorflow"))
             local = a.asname.name.value if a.asname else mod.split(".")[0]
-            if mod.startswith(TF1_MODULES) and local not in used:
+            if mod.startswith(UNUSED_DROPPED) and local not in used:
                 continue
             aliases.append(a)
         if not aliases:
@@ -231,9 +233,9 @@ def _fix_import(small, used: set):
         return small.with_changes(names=aliases)
     if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
         mod = dotted_name(small.module) or ""
-        if not any(f"{mod}.{dotted_name(a.name)}".startswith(TF1_MODULES) for a in small.names):
+        if not any(f"{mod}.{dotted_name(a.name)}".startswith(UNUSED_DROPPED) for a in small.names):
             return small
-        aliases = [a for a in small.names if not f"{mod}.{dotted_name(a.name)}".startswith(TF1_MODULES)
+        aliases = [a for a in small.names if not f"{mod}.{dotted_name(a.name)}".startswith(UNUSED_DROPPED)
                    or (a.asname.name.value if a.asname else dotted_name(a.name)) in used]
         if len(aliases) == len(small.names):
             return small
