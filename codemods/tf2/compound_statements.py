@@ -14,8 +14,9 @@ import libcst as cst
 from codemods.tf2 import item_uses, loop_fills, runtime_feeds
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
-from codemods.tf2.model import HOST, Element, Other, Session, Tensor, holds_tf
-from codemods.tf2.syntax import bound_names, changed_names, comments_of, walk_nodes
+from codemods.tf2.model import (HOST, Element, Other, Seq, Session, StateKind, StateRef, Tensor, exact_names,
+                                holds_tf)
+from codemods.tf2.syntax import bound_names, changed_names, comments_of, names_of, walk_nodes
 
 
 class CompoundStatements:
@@ -69,7 +70,8 @@ class CompoundStatements:
             out.append(st)
             self.env[st.name.value] = HOST
             return
-        if not self.runs_session(st) and self.reads_graph(st) and not runtime_feeds.extends(self, st):
+        if not self.runs_session(st) and self.reads_graph(st) and not runtime_feeds.extends(self, st) \
+                and not self.over_variables(st):
             ev = Evaluator(self, self.env)
             new = st.visit(ev)
             if self.pending:
@@ -94,6 +96,21 @@ class CompoundStatements:
         finally:
             self.loop_depth -= loop
 
+    def over_variables(self, st) -> bool:
+        """`for v in <variables of the program>:` whose body calls no TensorFlow and reads no other graph value
+        (`print(v.name)`, a parameter count): plain Python over objects TF 2 has where TF 1.x had them, read as
+        host code, what it reads of each item checked (`item_uses`, in `host_compound`)."""
+        if not isinstance(st, cst.For) or st.orelse is not None:
+            return False
+        if any(isinstance(n, cst.Call) and self.names.is_tf(n.func) for n in walk_nodes(st.body)):
+            return False
+        if names_of(st.body) & self.graph_names():
+            return False
+        ev = Evaluator(self, self.env)
+        av, _ = ev.evaluate(st.iter)
+        return not self.pending and isinstance(av, Seq) and bool(av.items) and all(
+            isinstance(i, StateRef) and i.state.kind == StateKind.VARIABLE for i in av.items)
+
     def host_compound(self, st):
         """`st` with its headers evaluated as host code and its blocks walked."""
         if isinstance(st, (cst.For,)):
@@ -103,7 +120,8 @@ class CompoundStatements:
                 self.refuse("a Python loop over a graph value at build time is not converted")
             rebound = set(self.env)
             items = item_uses.item_names(st.target, st.iter, ev.value_of_original, holds_tf, rebound)
-            misused = item_uses.misuse(st, items, self.tf_callable, rebound) if items else None
+            misused = item_uses.misuse(st, items, self.tf_callable, rebound, exact_names=exact_names(av)) \
+                if items else None
             if misused is not None:
                 self.refuse(misused[1], self.line_of(misused[0]))
             self.bind(st.target, Element(av) if holds_tf(av) else HOST)

@@ -51,13 +51,14 @@ class ItemChecks:
     def _given(self, node: cst.CSTNode):
         """The nodes whose values `node` hands on as they are: itself, and the parts of the tuples, lists, dicts,
         operations and pass-through calls (`list(...)`, `zip(...)`) it is made of; not what a call of anything
-        else, a comprehension or a lambda makes of its own parts (their values say what they give)."""
+        else, a comprehension, a lambda or an attribute makes of its own parts (their values say what they
+        give)."""
         yield node
         passing = isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
             node.func.value in item_uses.PASS_THROUGH and node.func.value not in self.env
         if isinstance(node, cst.Call) and not passing or isinstance(
-                node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Lambda)):
-            return
+                node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Lambda, cst.Attribute)):
+            return  # (an attribute hands on its member, whose value says what it is: `v.name` a string)
         for child in children(node):
             yield from self._given(child)
 
@@ -91,14 +92,16 @@ class ItemChecks:
 
     def item_shape(self, original: cst.Call, updated: cst.Call) -> Optional[cst.BaseExpression]:
         """`v.get_shape()` of a loop's item → `v.shape` (a Keras 3 variable has no get_shape; `.shape` is the same
-        TensorShape for it and a `tf.Variable`); refused when the loop closes unless it ranges over TensorFlow
-        objects. None: not such a call."""
+        TensorShape for it and a `tf.Variable`): the item of a `for` loop over TensorFlow objects (an `Element`),
+        or of a comprehension, refused when it closes unless it ranges over TensorFlow objects. None: not such a
+        call."""
         f = original.func
         if not (isinstance(f, cst.Attribute) and f.attr.value == elements.SHAPE_READ and not original.args
                 and isinstance(f.value, cst.Name)):
             return None
+        loop_item = isinstance(self.env.get(f.value.value), Element) and not any(f.value.value in b for b in self._bound)
         reason = elements.shape_reason(self.tr.code(original))
-        if not self.items.read(f.value.value, reason, self.tr.line_of(original), elements.SHAPE_READ):
+        if not loop_item and not self.items.read(f.value.value, reason, self.tr.line_of(original), elements.SHAPE_READ):
             return None
         return cst.Attribute(value=updated.func.value, attr=cst.Name("shape"))
 
