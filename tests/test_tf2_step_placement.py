@@ -121,7 +121,8 @@ def test_the_step_is_traced_before_the_later_binding(name):
     assert out.index(evaluation) < out.index(rebinding), out
 
 
-@pytest.mark.parametrize("name", sampled(sorted(CONVERTING), {"host_float", "eval_graph_after_loop"}))
+# CI runs one (the evaluation traced after the loop); every variant in benchmarks/full_proofs.py
+@pytest.mark.parametrize("name", sampled(sorted(CONVERTING), {"eval_graph_after_loop"}))
 def test_it_prints_and_trains_like_tf1(tmp_path, name):
     if name != "no_step_before":
         assert_prints_and_trains_alike(tmp_path, _script(name), CONVERTING[name][2])
