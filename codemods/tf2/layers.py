@@ -66,6 +66,26 @@ def conv_shape(s, a):
     return [s[0], shp.conv_output(s[1], k[0], st[0], pad), shp.conv_output(s[2], k[1], st[1], pad), filters]
 
 
+def conv_transpose_shape(s, a):
+    """tf.layers.conv2d_transpose's output, as TF 1.x's layer (Keras' own `deconv_output_length`, no
+    output padding) computed it: `size * stride`, plus `max(kernel - stride, 0)` when VALID."""
+    if s is None or len(s) != 4:
+        return None
+    k, st = shp.pair(a.get("kernel_size"), 1), shp.pair(a.get("strides"), 1)
+    pad = shp.padding_of(a.get("padding"), "VALID")
+    if k is None or st is None or pad is None:
+        return None
+    sizes = []
+    for size, kernel, stride in zip(s[1:3], k, st):
+        grown = shp.mul(size, stride)
+        if pad == "VALID":
+            extra = None if shp.literal(kernel) is None or shp.literal(stride) is None else \
+                shp.integer(max(shp.literal(kernel) - shp.literal(stride), 0))
+            grown = shp.add(grown, extra)
+        sizes.append(grown)
+    return [s[0], *sizes, a.get("filters")]
+
+
 _INIT = (Arg("kernel_initializer", None, "kernel_initializer"), Arg("bias_initializer", None, "bias_initializer"),
          Arg("trainable", None, "trainable"), Arg("name", None, None), Arg("reuse", None, None))
 _SLIM = (Arg("weights_initializer", None, "kernel_initializer"),
@@ -89,6 +109,12 @@ LAYERS = [
               Arg("data_format", 5, None, "'channels_last'"), Arg("dilation_rate", 6, None, "(1, 1)"),
               Arg("activation", 7, "activation"), Arg("use_bias", 8, "use_bias"), *_INIT),
              ("kernel", "bias"), ("kernel", "bias"), lambda s, a: conv_shape(s, {**a, "_padding": "VALID"})),
+    LayerRow(("tensorflow.layers.conv2d_transpose",), "tensorflow.keras.layers.Conv2DTranspose", "conv2d_transpose",
+             (Arg("inputs", 0, None), Arg("filters", 1, "filters"), Arg("kernel_size", 2, "kernel_size"),
+              Arg("strides", 3, "strides"), Arg("padding", 4, "padding"),
+              Arg("data_format", 5, None, "'channels_last'"), Arg("activation", 6, "activation"),
+              Arg("use_bias", 7, "use_bias"), *_INIT),
+             ("kernel", "bias"), ("kernel", "bias"), conv_transpose_shape),
     LayerRow(("slim.conv2d", "slim.layers.conv2d", "tensorflow.contrib.layers.conv2d"),
              "tensorflow.keras.layers.Conv2D", "Conv",
              (Arg("inputs", 0, None), Arg("num_outputs", 1, "filters"), Arg("kernel_size", 2, "kernel_size"),
