@@ -37,7 +37,8 @@ def test_a_loop_over_the_variables_runs_where_tf1_ran_it(variant, tmp_path):
 REFUSED = {  # variant: (model, the loop, the line of the read refused, what the reason says)
     "the_object_printed": (MODEL, "for v in tf.trainable_variables():\n    print(v)\n", 10, "`print(v)` is given"),
     "keras_names": (DENSE, "for v in tf.trainable_variables():\n    print(v.name)\n", 11, "`v.name` of an item"),
-    "dimension_objects": (MODEL, "total = 0\nfor v in tf.trainable_variables():\n    n = 1\n    for d in v.get_shape():\n"
+    "dimension_objects": (MODEL, "total = 0\nfor v in tf.trainable_variables():\n    n = 1\n"
+                                 "    for d in v.get_shape():\n"
                                  "        n *= d.value\n    total += n\n", 12, "`v.get_shape()` of an item"),
 }
 

@@ -88,7 +88,8 @@ def test_an_item_of_as_list_is_the_number_tf1_knew(variant, tmp_path):
 # built the graph. Every dimension known: that list, where it was; else the statement goes and `dims[k]` is
 # read as the number TF 1.x knew. h is [None, 3] (the batch unknown), W is [4, 3].
 BOUND = {
-    "list_indexed": "h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\nV2 = tf.Variable(tf.ones([dims[1], 1]) * 0.1)\n",
+    "list_indexed": "h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\n"
+                    "V2 = tf.Variable(tf.ones([dims[1], 1]) * 0.1)\n",
     "unpacked": "h = tf.matmul(x, W)\n_, n = h.get_shape().as_list()\nV2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
     "all_known": "dims = W.get_shape().as_list()\nh = tf.matmul(x, W)\n"
                  "V2 = tf.Variable(tf.ones([dims[1], 1]) * 0.1 + float(np.prod(dims)) * 0.01)\n",
@@ -105,12 +106,14 @@ BOUND = {
     "product": "h = tf.matmul(x, W)\nshape = h.get_shape().as_list()\ndim = shape[1] * 1\n"
                "V2 = tf.Variable(tf.ones([dim, 1]) * 0.1)\n",
     # a convnet's flattening, as tutorials wrote it: [None, 3, 1, 1] → 3 features
-    "cnn_flatten": "img = tf.reshape(tf.matmul(x, W), [-1, 3, 1, 1])\nconv = tf.layers.conv2d(img, 1, 1, padding='same', "
+    "cnn_flatten": "img = tf.reshape(tf.matmul(x, W), [-1, 3, 1, 1])\n"
+                   "conv = tf.layers.conv2d(img, 1, 1, padding='same', "
                    "kernel_initializer=tf.constant_initializer(0.5))\nshape = conv.get_shape().as_list()\n"
                    "dim = shape[1] * shape[2] * shape[3]\nh = tf.reshape(conv, [-1, dim])\n"
                    "V2 = tf.Variable(tf.ones([dim, 1]) * 0.1)\n",
     "np_prod_of_a_slice": "img = tf.reshape(tf.matmul(x, W), [-1, 3, 1, 1])\n"
-                          "dim = int(np.prod(img.get_shape().as_list()[1:]))\nh = tf.reshape(tf.nn.relu(img), [-1, dim])\n"
+                          "dim = int(np.prod(img.get_shape().as_list()[1:]))\n"
+                          "h = tf.reshape(tf.nn.relu(img), [-1, dim])\n"
                           "V2 = tf.Variable(tf.ones([dim, 1]) * 0.1)\n",
     "dimension_value": "h = tf.matmul(x, W)\nn = h.get_shape()[1].value\nV2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
     "through_an_alias": "T = tf\nh = T.matmul(x, W)\ndims = h.get_shape().as_list()\n"
@@ -128,7 +131,8 @@ def test_a_static_shape_bound_to_a_name_is_what_tf1_computed(variant, tmp_path):
 
 
 BOUND_REFUSED = {  # variant: (model, the line refused, what the reason says)
-    "read_whole": ("h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\nprint(dims)\nV2 = tf.Variable(tf.ones([3, 1]))\n",
+    "read_whole": ("h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\nprint(dims)\n"
+                   "V2 = tf.Variable(tf.ones([3, 1]))\n",
                    10, "`dims` holds the static shape TF 1.x knew while it built the graph"),
     "the_unknown_batch": ("h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\nV2 = tf.Variable(tf.ones([3, 1]))\n"
                           "b = dims[0]\n", 11, "it reads only `dims[k]` where dimension k is a known number"),

@@ -66,6 +66,25 @@ def conv_shape(s, a):
     return [s[0], shp.conv_output(s[1], k[0], st[0], pad), shp.conv_output(s[2], k[1], st[1], pad), filters]
 
 
+def _one(node, default: int):
+    """A 1-D kernel size or stride: an int, or a one-element tuple or list."""
+    if node is None:
+        return shp.integer(default)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return node.elements[0].value if len(node.elements) == 1 else None
+    return node
+
+
+def conv1d_shape(s, a):
+    if s is None or len(s) != 3:
+        return None
+    k, st = _one(a.get("kernel_size"), 1), _one(a.get("strides"), 1)
+    pad = shp.padding_of(a.get("padding"), "VALID")
+    if k is None or st is None or pad is None:
+        return None
+    return [s[0], shp.conv_output(s[1], k, st, pad), a.get("filters")]
+
+
 def conv_transpose_shape(s, a):
     """tf.layers.conv2d_transpose's output, as TF 1.x's layer (Keras' own `deconv_output_length`, no
     output padding) computed it: `size * stride`, plus `max(kernel - stride, 0)` when VALID."""
@@ -109,6 +128,12 @@ LAYERS = [
               Arg("data_format", 5, None, "'channels_last'"), Arg("dilation_rate", 6, None, "(1, 1)"),
               Arg("activation", 7, "activation"), Arg("use_bias", 8, "use_bias"), *_INIT),
              ("kernel", "bias"), ("kernel", "bias"), lambda s, a: conv_shape(s, {**a, "_padding": "VALID"})),
+    LayerRow(("tensorflow.layers.conv1d",), "tensorflow.keras.layers.Conv1D", "conv1d",
+             (Arg("inputs", 0, None), Arg("filters", 1, "filters"), Arg("kernel_size", 2, "kernel_size"),
+              Arg("strides", 3, "strides"), Arg("padding", 4, "padding"),
+              Arg("data_format", 5, None, "'channels_last'"), Arg("dilation_rate", 6, None, "1"),
+              Arg("activation", 7, "activation"), Arg("use_bias", 8, "use_bias"), *_INIT),
+             ("kernel", "bias"), ("kernel", "bias"), conv1d_shape),
     LayerRow(("tensorflow.layers.conv2d_transpose",), "tensorflow.keras.layers.Conv2DTranspose", "conv2d_transpose",
              (Arg("inputs", 0, None), Arg("filters", 1, "filters"), Arg("kernel_size", 2, "kernel_size"),
               Arg("strides", 3, "strides"), Arg("padding", 4, "padding"),
