@@ -99,16 +99,17 @@ def translate(text: str, filename: str = "<string>") -> Result:
         notes = list(translator.notes) if translator is not None else []
         of_written = getattr(exc, "of_input", False)
         line = lines.input(exc.line, of_written)
-        reason = _said(exc.reason, lines, loops) + lines.in_copy(exc.line, of_written)
-        return Result(None, [*unrolled, *_input_lines(notes, lines, loops),
+        reason = _named(_said(exc.reason, lines, loops), translator) + lines.in_copy(exc.line, of_written)
+        return Result(None, [*unrolled, *_input_lines(notes, lines, loops, translator),
                              Note(line, RULE, "human", f"not converted to the TF2 tier: {reason}")])
     except Exception as exc:  # noqa: BLE001 - a failure inside the tier is a refusal: compat fallback, never `error`
         notes = list(translator.notes) if translator is not None else []
         at = failure_line(exc, module)
-        return Result(None, [*unrolled, *_input_lines(notes, lines, loops),
+        return Result(None, [*unrolled, *_input_lines(notes, lines, loops, translator),
                              Note(lines.input(at), RULE, "human",
                                   f"not converted to the TF2 tier: {failure_reason(exc, RULE)}{lines.in_copy(at)}")])
-    notes = sorted({*unrolled, *_input_lines(translator.notes, lines, loops)}, key=lambda n: (n.line, n.message))
+    notes = sorted({*unrolled, *_input_lines(translator.notes, lines, loops, translator)},
+                   key=lambda n: (n.line, n.message))
     return Result(code, notes)
 
 
@@ -138,9 +139,20 @@ class _Lines:
         return f" (in the definition imported, {origin})" if origin else ""
 
 
-def _input_lines(notes, lines: _Lines, loops) -> list:
-    return [n if not lines.moved else dataclasses.replace(n, line=lines.input(n.line),
-                                                          message=_said(n.message, lines, loops)) for n in notes]
+def _input_lines(notes, lines: _Lines, loops, translator=None) -> list:
+    notes = [n if not lines.moved else dataclasses.replace(n, line=lines.input(n.line),
+                                                           message=_said(n.message, lines, loops)) for n in notes]
+    return [dataclasses.replace(n, message=_named(n.message, translator)) for n in notes]
+
+
+def _named(message: str, translator) -> str:
+    """A message about a helper's body read in place, in the input's names: the fresh name each of its
+    locals got there (`dims_2`, never a name of the input) is written as the input wrote it (`dims`)."""
+    inlined = getattr(translator, "inlined_names", None) or {}
+    for fresh in sorted(inlined, key=len, reverse=True):
+        if inlined[fresh] != fresh and fresh in message:
+            message = re.sub(rf"(?<![\w.]){re.escape(fresh)}(?!\w)", inlined[fresh], message)
+    return message
 
 
 def _said(message: str, lines: _Lines, loops) -> str:
