@@ -10,7 +10,7 @@ imports TensorFlow.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -27,6 +27,9 @@ class Fixed:
     sites: dict
     values: dict
     reads: dict = field(default_factory=dict)  # name -> read only as an iterable, index or argument of a reader
+    # calls known to change no argument, besides `len`, `enumerate` and `zip` (TensorFlow's: `tf.placeholder(
+    # tf.float32, shape)` only reads `shape`); None: those three only
+    reader: Optional[Callable] = None
 
 
 def first_values(tree: cst.Module) -> dict:
@@ -117,9 +120,34 @@ def number(fixed: Fixed, node) -> Optional[int]:
     return None
 
 
+def literal_sequence(node) -> bool:
+    """A list or tuple literal of plain constants (`[None, 784]`, `(3, 3)`)."""
+    return isinstance(node, (cst.List, cst.Tuple)) and all(
+        isinstance(e, cst.Element) and is_literal(e.value) for e in node.elements)
+
+
+def read_only_in(body: list, name: str, reader=None) -> bool:
+    """`name` is only read in the statements `body` (iterated, indexed, given to `len`, `enumerate` or
+    `zip`, or to a call whose function `reader(func)` says changes no argument): nothing there can change
+    what it holds."""
+    return _read_only(Fixed(cst.Module(body=body), {}, {}, reader=reader), name)
+
+
+def fixed_sequence(fixed: Fixed, node) -> Optional[cst.BaseExpression]:
+    """The list or tuple literal of constants `node` holds wherever it is read: itself, or what a name the
+    file binds once, by an assignment, and only reads, is bound to; else None."""
+    if literal_sequence(node):
+        return node
+    if isinstance(node, cst.Name):
+        bound = once(fixed, node.value)
+        if literal_sequence(bound) and _read_only(fixed, node.value):
+            return bound
+    return None
+
+
 def _read_only(fixed: Fixed, name: str) -> bool:
     """`name` is read nowhere in the file but as a loop's iterable, an indexed value, or an argument of
-    `len`, `enumerate` or `zip`."""
+    `len`, `enumerate` or `zip` (or of a call whose function `fixed.reader` accepts)."""
     if name not in fixed.reads:
         parents: dict = {}
         stores: set = set()
@@ -128,23 +156,26 @@ def _read_only(fixed: Fixed, name: str) -> bool:
                 parents[id(child)] = n
             if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.Del)):
                 stores |= {id(m) for m in walk_nodes(n.target)}
-        fixed.reads[name] = all(_read_only_use(n, parents, stores, fixed.sites) for n in walk_nodes(fixed.module)
-                               if isinstance(n, cst.Name) and n.value == name)
+        fixed.reads[name] = all(_read_only_use(n, parents, stores, fixed.sites, fixed.reader)
+                                for n in walk_nodes(fixed.module) if isinstance(n, cst.Name) and n.value == name)
     return fixed.reads[name]
 
 
 _READERS = ("len", "enumerate", "zip")  # builtins that read a list and change nothing
 
 
-def _read_only_use(n: cst.Name, parents: dict, stores: set, sites: dict) -> bool:
+def _read_only_use(n: cst.Name, parents: dict, stores: set, sites: dict, reader=None) -> bool:
     parent = parents.get(id(n))
     if isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is n):
         return True
     if isinstance(parent, cst.Subscript) and parent.value is n and id(parent) not in stores:
         return True
     call = parents.get(id(parent))
-    return isinstance(parent, cst.Arg) and isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and \
-        call.func.value in _READERS and call.func.value not in sites
+    if not (isinstance(parent, cst.Arg) and isinstance(call, cst.Call)):
+        return False
+    if reader is not None and reader(call.func):
+        return True
+    return isinstance(call.func, cst.Name) and call.func.value in _READERS and call.func.value not in sites
 
 
 def _builtin(fixed: Fixed, name: str) -> bool:

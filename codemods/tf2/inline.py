@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.children import children
+from codemods.tf2 import fixed_values
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.emit import code
 from codemods.tf2.syntax import bound_names, function_locals, names_of
@@ -157,8 +158,9 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
     prologue = []
     for p in params:
         arg = given[p]
-        if _simple(arg) and p not in rebound:
-            values[p] = arg
+        if p not in rebound and (_simple(arg) or fixed_values.literal_sequence(arg)
+                                 and fixed_values.read_only_in(list(fn.body.body), p, tr.names.is_tf)):
+            values[p] = arg  # (a list of constants the body only reads: read there as written, `[None, 784]`)
         else:
             fresh = tr.namer.fresh(p, tr.region_locals)
             values[p] = cst.Name(fresh)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, fixed_values
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import Placeholder, Tensor
 from codemods.tf2.call_args import literal_str
@@ -102,7 +102,9 @@ def _input(site, dtype, shape, default, computed: bool = False):
     name_node, _ = site.arg(None, "name") if default is None and not computed else site.arg(2, "name")
     op_name = tr.scopes.unique_name(scope_join(tr.scopes.top.name_path, literal_str(name_node) or (
         "Placeholder" if default is None and not computed else "PlaceholderWithDefault")))
-    ph = Placeholder(site.target, dtype, shape, shp.from_literal(shape) if shape is not None else None,
+    # a name the file binds once to a list of constants, and only reads, holds that list: its dimensions
+    known = fixed_values.fixed_sequence(tr.fixed(), shape) if isinstance(shape, cst.Name) else None
+    ph = Placeholder(site.target, dtype, shape, shp.from_literal(known or shape) if shape is not None else None,
                      tr.line, len(tr.placeholders), default, tf1_name=op_name + ":0", computed=computed)
     tr.note(f"placeholder `{site.target}` → an argument of the step functions (tf.TensorSpec)")
     return tr.placeholder(ph), site.node

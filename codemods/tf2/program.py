@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import effects, list_growth, reaching
+from codemods.tf2 import effects, fixed_values, list_growth, reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
@@ -141,6 +141,7 @@ class Program:
         self.inlined_names: dict = {}    # fresh name of a helper's local read in place -> the input's name
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
         self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
+        self._fixed = None               # the values the file fixes (fixed_values.Fixed)
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):
@@ -259,6 +260,13 @@ class Program:
                 self.module, self.names.line, frozenset(self.names.aliases),
                 list_growth.shared(self.module, self.names.is_tf, effects.MUTATORS), self.names.is_tf)
         return self._definitions
+
+    def fixed(self) -> "fixed_values.Fixed":
+        """The values the file fixes (`fixed_values`: names bound once and only read; computed once)."""
+        if self._fixed is None:
+            first = fixed_values.first_values(self.module)
+            self._fixed = fixed_values.Fixed(self.module, self.names.sites or {}, first, reader=self.names.is_tf)
+        return self._fixed
 
     def followed_lists(self) -> frozenset:
         """The lists the file fills statement by statement that are followed item by item (computed once)."""

@@ -274,6 +274,9 @@ def static_dim(av: AV, index: int, folded: dict) -> Optional[cst.Integer]:
     dim = dims[index]
     if isinstance(dim, cst.Name) and dim.value in folded:
         return integer(folded[dim.value])
+    if isinstance(dim, cst.Subscript):  # an item of a literal list (`[784, 512][0]`: a helper's list read in place)
+        number = fold(dim)
+        return integer(number) if number is not None else None
     return dim if isinstance(dim, cst.Integer) else None
 
 
@@ -284,6 +287,10 @@ def fold(node: cst.BaseExpression) -> Optional[int]:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         inner = fold(node.expression)
         return None if inner is None else -inner
+    if isinstance(node, cst.Subscript) and isinstance(node.value, (cst.List, cst.Tuple)) and len(node.slice) == 1 \
+            and isinstance(node.slice[0].slice, cst.Index):
+        k, items = fold(node.slice[0].slice.value), node.value.elements
+        return fold(items[k].value) if k is not None and -len(items) <= k < len(items) else None
     if isinstance(node, cst.BinaryOperation):
         a, b = fold(node.left), fold(node.right)
         if a is None or b is None:
