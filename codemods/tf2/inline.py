@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.children import children
-from codemods.tf2 import fixed_values
+from codemods.tf2 import fixed_values, list_growth
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.emit import code
 from codemods.tf2.syntax import bound_names, function_locals, names_of
@@ -170,6 +170,9 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
     for n in sorted(local - set(params) - {"_"}):
         values[n] = cst.Name(tr.namer.fresh(n, tr.region_locals))  # never a name of the caller's
         tr.inlined_names[values[n].value] = n
+    # the body's own lists it fills statement by statement and keeps to itself: followed under their fresh names
+    kept = list_growth.followed(cst.Module(body=list(fn.body.body)), tr.names.is_tf) & (local - set(params))
+    tr.followed_locals = tr.followed_locals | {values[n].value for n in kept}
     free = names_of(fn.body) - local
     shadowed = free & tr.region_locals - tr.names.same_everywhere  # (`import tensorflow as tf` in both: the same)
     if shadowed:

@@ -25,7 +25,7 @@ from codemods.tf2.assign_statements import AssignStatements
 from codemods.tf2.compound_statements import CompoundStatements
 from codemods.tf2.emit import add_preamble, code
 from codemods.tf2.expressions import Evaluator, without_tf2_spelling
-from codemods.tf2.model import HOST, Op, Other, Seq, TFSymbol
+from codemods.tf2.model import HOST, Op, Other, Seq, SeqKind, TFSymbol
 from codemods.tf2.names import ImportTable, canonical
 from codemods.tf2.program import Program, RegionBlock, Start
 from codemods.tf2.syntax import is_main_guard, names_of
@@ -243,6 +243,13 @@ class Translator(AssignStatements, CompoundStatements, Program):
                 return
             if grower.value.value in self.followed_lists():
                 self.env[grower.value.value] = HOST  # grown by something else than state: no longer followed
+        if isinstance(grower, cst.Attribute) and isinstance(grower.value, cst.Name) and not small.value.args and \
+                grower.attr.value in list_growth.REORDERS and grower.value.value in self.followed_lists():
+            held = self.env.get(grower.value.value)
+            if isinstance(held, Seq) and held.kind == SeqKind.LIST:  # `encoder.reverse()`: its items the other way
+                self.env[grower.value.value] = Seq(held.items[::-1], SeqKind.LIST)
+                out.append(st.with_changes(body=[small.with_changes(value=value)]))
+                return
         pending, self.pending = self.pending, []
         out.extend(pending)
         if ev.train is not None:

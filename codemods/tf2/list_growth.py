@@ -11,14 +11,16 @@ read it while it is still growing. `followed(module)` answers that for every nam
 once: a name bound once, at the top level of the module, to a list display, whose every other
 use is at the top level too and is one of
 
-- `name += <list or tuple display>`, or a statement `name.append(x)` / `name.extend(<display>)`;
+- `name += <list or tuple display>`, or a statement `name.append(x)` / `name.extend(<display>)`, or
+  `name.reverse()`;
 - a read that cannot keep or change the object: `name[<index>]`, `len(name)`, iterating it
   (`for v in name`, a comprehension), or an argument of TensorFlow's calls, of a Session's or
   optimizer's methods (`sess.run`, `minimize`, ...) or of Python builtins that only read it.
 
 Anything else (bound to or stored in another name, passed to a function of the script, read in a
 function, returned, `del`, another mutator) leaves the name unfollowed: the translator keeps
-today's reading (a host list).
+today's reading (a host list). A helper read in place at its calls is the same question about its
+body (`followed` of the body's statements): its local lists, under the fresh names they get there.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from codemods.children import children
 from codemods.tf2.syntax import walk_nodes
 
 GROWERS = frozenset({"append", "extend"})
+REORDERS = frozenset({"reverse"})  # a statement `name.reverse()`: the same items, the other way round
 # Python builtins that read a list given to them and neither keep nor change it.
 READING_BUILTINS = frozenset({"len", "print", "list", "tuple", "sum", "enumerate", "zip", "sorted", "reversed", "str",
                               "repr", "any", "all", "min", "max", "set", "isinstance"})
@@ -146,6 +149,8 @@ def _allowed(name: cst.Name, parents, inner: set, is_tf) -> bool:
             and isinstance(parents.get(parent), cst.SimpleStatementLine)
     if isinstance(parent, cst.Attribute) and parent.value is name:
         call = parents.get(parent)
+        if parent.attr.value in REORDERS and isinstance(call, cst.Call) and call.func is parent:
+            return not call.args and isinstance(parents.get(call), cst.Expr)
         if parent.attr.value not in GROWERS or not (isinstance(call, cst.Call) and call.func is parent):
             return False
         statement = parents.get(call)

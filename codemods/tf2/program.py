@@ -142,6 +142,7 @@ class Program:
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
         self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
         self._fixed = None               # the values the file fixes (fixed_values.Fixed)
+        self.followed_locals: frozenset = frozenset()  # lists of helpers read in place, followed (their fresh names)
 
     # -- errors, notes, small builders ------------------------------------------------------------
     def refuse(self, reason: str, line: Optional[int] = None):
@@ -272,7 +273,7 @@ class Program:
         """The lists the file fills statement by statement that are followed item by item (computed once)."""
         if self._followed_lists is None:
             self._followed_lists = list_growth.followed(self.module, self.names.is_tf)
-        return self._followed_lists
+        return self._followed_lists | self.followed_locals
 
     def bindings_of(self, name: str) -> list:
         """The values a name is assigned anywhere in the file (None for `for` targets and the like)."""
