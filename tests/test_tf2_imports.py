@@ -118,3 +118,49 @@ def test_tf_layers_under_an_imported_name_converts(spelling, tmp_path):
     assert head not in out and "tf.keras.layers.Dense(" in out
     if spelling in sampled(LAYER_IMPORTS, ("from_tensorflow_as",)):  # parity on CI for one; all in full proofs
         assert_prints_and_trains_alike(tmp_path, text, 4)
+
+
+# TensorFlow imported inside the function that uses it (pkmital's `def test_mnist(): import tensorflow as tf;
+# import tensorflow.examples.tutorials.mnist.input_data as input_data`): the same names, the same translation,
+# and the reader's import goes once nothing reads it
+LOCAL_READER = '''import numpy as np
+import tensorflow as tf
+
+
+def main():
+    import tensorflow as tf
+    import tensorflow.examples.tutorials.mnist.input_data as input_data
+    mnist = input_data.read_data_sets('MNIST_data', one_hot=True)
+    x = tf.placeholder(tf.float32, [None, 784])
+    y = tf.placeholder(tf.float32, [None, 10])
+    W = tf.Variable(tf.zeros([784, 10]))
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, W)))
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    for i in range(3):
+        _, l = sess.run([train_op, loss], feed_dict={x: mnist.test.images[:20], y: mnist.test.labels[:20]})
+        print(i, round(float(l), 5))
+
+
+if __name__ == '__main__':
+    main()
+'''
+
+
+def test_a_functions_own_import_of_the_mnist_reader_converts(tmp_path):
+    from conftest import assert_prints_and_trains_alike
+    out = migrate(LOCAL_READER, "train.py", to="tf2")
+    assert out.tier == "tf2", out.notes
+    assert "import tensorflow.examples" not in out.text
+    assert "    mnist = read_data_sets('MNIST_data', one_hot=True)\n" in out.text  # the reader written into the file
+    make_mnist().write_mnist(tmp_path / "MNIST_data")
+    assert_prints_and_trains_alike(tmp_path, LOCAL_READER, 7)  # the reader says "Extracting" four times, as TF 1.x did
+
+
+def test_a_name_imported_in_functions_from_two_modules_is_not_read_as_either():
+    text = LOCAL_READER.replace("import tensorflow as tf\n    import tensorflow.examples", "import tensorflow as tf\n"
+                                "    import tensorflow.examples").replace(
+        "if __name__", "def other():\n    import numpy as input_data\n    return input_data\n\n\nif __name__")
+    out = migrate(text, "train.py", to="tf2")
+    assert out.tier == "compat", out.notes

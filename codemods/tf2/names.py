@@ -141,6 +141,7 @@ class ImportTable:
             for small in st.body:
                 table._add_import(small)
                 table._add_alias(small, sites)
+        table._add_function_imports(sites)
         table._check_not_shadowed(sites)
         table.unbound = unbound
         table.import_targets = {name: tuple(dict.fromkeys(site.imported for site in ss if site.imported))
@@ -174,6 +175,19 @@ class ImportTable:
                 self.bindings[local] = f"{base}.{dotted_name(a.name)}"
                 if self.bindings[local] == "tensorflow.compat.v1" and self.tf_alias is None:
                     self.tf_alias = local  # `from tensorflow.compat import v1 as tf`: becomes TF 2's
+
+    def _add_function_imports(self, sites: dict) -> None:
+        """A TensorFlow module or name the file imports only inside functions (`def main(): import
+        tensorflow.examples.tutorials.mnist.input_data as input_data`), every site the same import, and binds
+        nowhere else: it denotes that import wherever it is read (a scope without the import would read it
+        unbound, a NameError on TF 1.x too)."""
+        for name, found in sites.items():
+            targets = {site.imported for site in found}
+            if name in self.bindings or not found or not all(site.is_import for site in found):
+                continue
+            target = next(iter(targets))
+            if target.split(".")[0] in TF_PACKAGES and all(same_import(t, target) for t in targets):
+                self.bindings[name] = target
 
     def symbol_assigned(self, small) -> Optional[tuple]:
         """(name, dotted symbol as imported) when `small` is `name = tf.X` (a TensorFlow name

@@ -29,7 +29,7 @@ from codemods.tf2.failures import failure_line, failure_reason
 from codemods.tf2.interpret import Translator
 from codemods.tf2.names import ImportTable, canonical, short
 from codemods.tf2.program import RULE
-from codemods.tf2.syntax import names_of
+from codemods.tf2.syntax import names_of, walk_nodes as walk
 
 # imports the output drops when it no longer reads what they bind: tf-slim, and any module or name of
 # TensorFlow's (`from tensorflow import layers as L`, which TF 2 lacks, after every `L.dense` became Keras';
@@ -191,7 +191,51 @@ def fix_imports(module: cst.Module, names: ImportTable) -> cst.Module:
                 kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
             st = st.with_changes(body=kept)
         body.append(st)
-    return module.with_changes(body=body)
+    module = module.with_changes(body=body)
+    if any(isinstance(n, (cst.Import, cst.ImportFrom)) for st in module.body
+           if isinstance(st, (cst.FunctionDef, cst.ClassDef)) for n in walk(st)):
+        # a function's own imports (`def main(): import ...input_data as input_data`): the same rule, where
+        # nothing anywhere reads the name any more
+        unread = names_of(module.visit(_NestedImports(None)))
+        module = module.visit(_NestedImports(unread))
+    return module
+
+
+class _NestedImports(cst.CSTTransformer):
+    """The import statements of functions and classes: without `used` (names read anywhere), each left out
+    (for reading the names of the rest); with it, less the TensorFlow imports whose names nothing reads
+    (`_fix_import`), a block left empty holding `pass`."""
+
+    def __init__(self, used: Optional[set]):
+        super().__init__()
+        self.used, self.depth = used, 0
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.depth += 1
+        return True
+
+    visit_ClassDef = visit_FunctionDef
+
+    def leave_FunctionDef(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    leave_ClassDef = leave_FunctionDef
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if not self.depth or not _imports_only(updated):
+            return updated
+        if self.used is None:
+            return cst.RemovalSentinel.REMOVE
+        kept = [k for k in (_fix_import(small, self.used) for small in updated.body) if k is not None]
+        if not kept:
+            return cst.RemovalSentinel.REMOVE
+        return updated.with_changes(body=[k.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for k in kept])
+
+    def leave_IndentedBlock(self, original, updated):
+        if not updated.body:
+            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated
 
 
 def check_symbols_kept(module: cst.Module, names: ImportTable, source: cst.Module) -> None:
