@@ -143,8 +143,9 @@ BOUND_REFUSED = {  # variant: (model, the line refused, what the reason says)
     # the helper's second call reads its `dims` as `dims_2`, its `t` as the `h` given: the reason names the local
     # as the input does
     "a_helpers_second_call": ("def layer(t):\n    dims = t.get_shape().as_list()\n    first = dims[0]\n"
-                              "    return tf.Variable(tf.ones([dims[1], 1]) * 0.1)\nV3 = layer(W)\nh = tf.matmul(x, W)\n"
-                              "V2 = layer(h)\n", 10, "`dims` holds the static shape TF 1.x knew while it built the graph "
+                              "    return tf.Variable(tf.ones([dims[1], 1]) * 0.1)\nV3 = layer(W)\n"
+                              "h = tf.matmul(x, W)\nV2 = layer(h)\n", 10,
+                              "`dims` holds the static shape TF 1.x knew while it built the graph "
                               "(`dims = h.get_shape().as_list()`)"),
     "rebound": ("h = tf.matmul(x, W)\ndims = h.get_shape().as_list()\nV2 = tf.Variable(tf.ones([dims[1], 1]))\n"
                 "dims = [0]\n", 9, "other statements bind it too"),

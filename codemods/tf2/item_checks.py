@@ -99,9 +99,10 @@ class ItemChecks:
         if not (isinstance(f, cst.Attribute) and f.attr.value == elements.SHAPE_READ and not original.args
                 and isinstance(f.value, cst.Name)):
             return None
-        loop_item = isinstance(self.env.get(f.value.value), Element) and not any(f.value.value in b for b in self._bound)
+        name = f.value.value
+        loop_item = isinstance(self.env.get(name), Element) and not any(name in b for b in self._bound)
         reason = elements.shape_reason(self.tr.code(original))
-        if not loop_item and not self.items.read(f.value.value, reason, self.tr.line_of(original), elements.SHAPE_READ):
+        if not loop_item and not self.items.read(name, reason, self.tr.line_of(original), elements.SHAPE_READ):
             return None
         return cst.Attribute(value=updated.func.value, attr=cst.Name("shape"))
 
