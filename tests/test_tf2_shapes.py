@@ -116,6 +116,11 @@ BOUND = {
                           "h = tf.reshape(tf.nn.relu(img), [-1, dim])\n"
                           "V2 = tf.Variable(tf.ones([dim, 1]) * 0.1)\n",
     "dimension_value": "h = tf.matmul(x, W)\nn = h.get_shape()[1].value\nV2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
+    # the number unpacked gives the width of a reshape a dense layer reads (built where TF 1.x made it)
+    "unpacked_into_a_layers_width": "h = tf.matmul(x, W)\n_, n = h.get_shape().as_list()\n"
+                                    "h = tf.layers.dense(tf.reshape(h * 1.0, [-1, n]), 3, "
+                                    "kernel_initializer=tf.constant_initializer(0.2))\n"
+                                    "V2 = tf.Variable(tf.ones([n, 1]) * 0.1)\n",
     "through_an_alias": "T = tf\nh = T.matmul(x, W)\ndims = h.get_shape().as_list()\n"
                         "V2 = T.Variable(T.ones([dims[1], 1]) * 0.1)\n",
     "in_a_loop": "h = tf.matmul(x, W)\nfor k in range(1):\n    dims = h.get_shape().as_list()\n"

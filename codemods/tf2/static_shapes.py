@@ -30,6 +30,7 @@ from codemods.tf2.syntax import name_nodes
 if TYPE_CHECKING:
     from codemods.tf2.program import Program
 
+
 def is_static_shape(av) -> bool:
     """`av` is a graph value's static shape (`x.shape`, `x.get_shape()`, `.as_list()` of either)."""
     return isinstance(av, Other) and av.kind == OtherKind.SHAPE and "of" in av.info
@@ -62,6 +63,8 @@ def bind(tr: "Program", st: cst.SimpleStatementLine, target: cst.BaseExpression,
         if dim is not None:
             kept.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], dim)]))
             tr.env[name] = HOST
+            if _bound_once(tr, name) and shp.literal(dim) is not None:
+                tr.folded[name] = shp.literal(dim)  # a number wherever it is read (a shape written with it)
         else:
             _drop(tr, name, said, Other(OtherKind.DIMENSION))
     if kept:
@@ -80,13 +83,15 @@ def _drop(tr: "Program", name: str, said: str, av: Other) -> None:
     tr.dropped[name] = reason(tr, name, said, av.kind)
 
 
-def _only_binding(tr: "Program", name: str) -> bool:
+def _bound_once(tr: "Program", name: str) -> bool:
     if name in tr.inlined_names:  # a helper's local read in place: a fresh name, bound there only
         return True
     sites = tr.names.sites
-    if sites is not None and len(sites.get(name, ())) == 1:
-        return True
-    return name not in symbols.loaded(tr.module.code)  # bound more than once, read nowhere (`_`)
+    return sites is not None and len(sites.get(name, ())) == 1 and name not in tr.parameter_names()
+
+
+def _only_binding(tr: "Program", name: str) -> bool:
+    return _bound_once(tr, name) or name not in symbols.loaded(tr.module.code)  # or read nowhere (`_`)
 
 
 def reason(tr: "Program", name: str, said: str, kind: OtherKind) -> str:
