@@ -311,6 +311,14 @@ def transparent(site: "CallSite"):
     return Other(OtherKind.SCOPE, {"enter": None, "leave": None, "what": site.qname}), site.node
 
 
+def get_variable_scope(site: "CallSite"):
+    """`tf.get_variable_scope()`: the variable scope the program is in (the innermost `variable_scope`, through
+    name scopes; the root outside them), the object `reuse_variables()` sets reuse on until its block ends."""
+    site.only(set(), 0)
+    frame = next(f for f in reversed(site.tr.scopes.frames) if f.kind == "variable")
+    return Scope(frame.var_path, frame), site.node
+
+
 def reuse_variables(site: "CallSite"):
     scope = site.receiver
     if not isinstance(scope, Scope) or not isinstance(scope.frame, Frame) or scope.frame not in site.tr.scopes.frames:
@@ -332,6 +340,7 @@ CALLS = {
     "tensorflow.global_variables_initializer": initializer_op,
     "tensorflow.initialize_all_variables": initializer_op,
     "tensorflow.variable_scope": variable_scope,
+    "tensorflow.get_variable_scope": get_variable_scope,
     "tensorflow.name_scope": name_scope,
     "tensorflow.device": transparent,
 }
