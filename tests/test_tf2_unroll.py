@@ -51,6 +51,8 @@ CONVERTED = {
     "through_functions": "def dense(h, units):\n    return tf.layers.dense(h, units, activation=tf.nn.relu)\n\n\n"
                          "def block(h, units):\n    return dense(h, units)\n\n\n"
                          "for units in hidden:\n    h = block(h, units)",
+    "a_count_given_to_a_function": "def model(h, n):\n    for _ in range(n):\n        h = tf.layers.dense(h, 4)\n"
+                                   "    return h\n\n\nh = model(h, 2)",
 }
 KEPT = {  # the passes are not fixed in the file: the loop keeps its refusal
     "the_list_changed_later": f"for units in hidden:\n    {DENSE}\nhidden.append(3)",
@@ -72,7 +74,8 @@ def test_a_loop_making_layers_converts(variant):
 
 
 # parity on CI for the nested loops; the others in benchmarks/full_proofs.py
-@pytest.mark.parametrize("variant", sampled(["a_list_bound_once", "enumerate_with_names", "nested"], ("nested",)))
+@pytest.mark.parametrize("variant", sampled(["a_list_bound_once", "enumerate_with_names", "nested", "a_count_given_to_a_function"],
+                                         ("nested",)))
 def test_the_passes_train_like_the_loop(variant, tmp_path):
     source = BASE.format(loop=CONVERTED[variant])
     result = translate(source, "train.py")
@@ -86,6 +89,28 @@ def test_passes_not_fixed_in_the_file_keep_the_refusal(variant):
     line, message = refusal(translate(source, "train.py"))
     assert line == 8, (line, message)
     assert "state is created inside a loop or condition" in message, message
+
+
+HELPER = "def layer(h, units):\n    return tf.layers.dense(h, units, activation=tf.nn.relu)\n\n\n"
+HELPER_KEPT = {  # a helper that makes state, in a loop not read pass by pass: the reason names the helper and loop
+    "a_count_known_when_it_runs": HELPER + "n = int(np.sqrt(4))\nfor _ in range(n):\n    h = layer(h, 4)",
+    "a_break": HELPER + "for units in hidden:\n    h = layer(h, units)\n    if units < 7:\n        break",
+    "a_while": HELPER + "k = 0\nwhile k < 2:\n    h = layer(h, 4)\n    k += 1",
+    "inside_an_expression": HELPER + "for units in hidden:\n    h = tf.nn.dropout(layer(h, units), 1.0)\n"
+                            "hidden.append(3)",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(HELPER_KEPT))
+def test_a_helper_making_state_in_a_loop_not_read_pass_by_pass_is_refused_for_that(variant):
+    source = BASE.format(loop=HELPER_KEPT[variant])
+    line, message = refusal(translate(source, "train.py"))
+    loop = next(i for i, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith(("for _", "for units",
+                                                                                                "while ")))
+    assert line == loop, (line, message)
+    assert "helper `layer` creates state and is called in a loop that tf1clip does not read pass by pass" \
+        in message, message
+    assert "inside an expression" not in message, message
 
 
 RAW = {  # raw variables, each pass binding the same names: each pass reads its own

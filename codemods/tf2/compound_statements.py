@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.tf2 import item_uses, loop_fills, runtime_feeds
+from codemods.tf2 import fixed_values, item_uses, loop_fills, runtime_feeds
 from codemods.tf2.emit import code
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.model import (HOST, Element, Other, Seq, Session, StateKind, StateRef, Tensor, exact_names,
@@ -72,6 +72,14 @@ class CompoundStatements:
             return
         if not self.runs_session(st) and self.reads_graph(st) and not runtime_feeds.extends(self, st) \
                 and not self.over_variables(st):
+            helper = self.functions.state_helper_in(st) if isinstance(st, (cst.For, cst.While)) else None
+            if helper is not None:
+                passes = f"`for ... in {code(st.iter)}`" if isinstance(st, cst.For) else "a `while` loop"
+                self.refuse(f"helper `{helper}` creates state and is called in a loop that tf1clip does not read "
+                            f"pass by pass ({passes}): TF 1.x made that state once per pass; such a loop is "
+                            "converted when its passes are fixed in the file (a list of constants, `range` of "
+                            f"numbers bound once; at most {fixed_values.MAX_PASSES}) and its body has no `break`, "
+                            "`continue` or `return`")
             ev = Evaluator(self, self.env)
             new = st.visit(ev)
             if self.pending:

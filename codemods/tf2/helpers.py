@@ -120,6 +120,18 @@ class Functions:
             return func.node
         return None
 
+    def state_helper_in(self, loop: cst.CSTNode) -> Optional[str]:
+        """The first helper called in the body of `loop` (a `for` or `while` the rewrite did not read as
+        its passes, `unroll`) that creates state: TF 1.x made that state once per pass."""
+        for n in walk_nodes(loop.body):
+            if type(n) is cst.Call and isinstance(n.func, cst.Name):
+                func = self.tr.env.get(n.func.value)
+                if isinstance(func, Func):
+                    info = self.analyze(func.node)
+                    if info.creates_state and not info.session:
+                        return n.func.value
+        return None
+
     def helper_call(self, site: "CallSite", func: Func) -> tuple:
         fn = func.node
         name = fn.name.value
