@@ -29,7 +29,7 @@ LAYERS = (
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {
         "placeholders", "feed_dicts", "fetch_structures", "variables", "initializers", "layers", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
-        "training", "contrib_training", "losses", "data", "summaries", "flags", "tf_logging", "checkpoints", "ops", "session", "assign_ops",
+        "training", "contrib_training", "losses", "regularization", "static_shapes", "data", "summaries", "flags", "tf_logging", "checkpoints", "ops", "session", "assign_ops",
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {
         "constructs", "expressions", "steps", "inline", "classes", "helpers", "assign_statements",

@@ -18,6 +18,26 @@ def literal_str(node) -> Optional[str]:
     return node.evaluated_value if isinstance(node, cst.SimpleString) else None
 
 
+def number_literal(node, literal_of) -> Optional[cst.BaseExpression]:
+    """The number literal `node` is (`0.5`, `-1`), or that a name stands for (`literal_of(name)`: the literal
+    a module-level name is bound to once, else None), else None."""
+    if isinstance(node, cst.Name):
+        node = literal_of(node.value)
+    inner = node.expression if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+        else node
+    return node if isinstance(inner, (cst.Integer, cst.Float)) else None
+
+
+def number_value(node, literal_of) -> Optional[float]:
+    """The value of `number_literal(node, literal_of)`, as a float, else None."""
+    node = number_literal(node, literal_of)
+    if node is None:
+        return None
+    if isinstance(node, cst.UnaryOperation):
+        return -float(node.expression.evaluated_value)
+    return float(node.evaluated_value)
+
+
 def is_false(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import (checkpoints, contrib_training, data, flags, initializers, keras_layers, layers, losses, ops,
-                          optimizers, placeholders, rnn, rnn_cells, session, summaries, tf_logging, training,
+                          optimizers, placeholders, regularization, rnn, rnn_cells, session, summaries, tf_logging, training,
                           variables)
 from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
                                 StateKind, StateRef, Tensor, TFSymbol, kind_of)
@@ -34,6 +34,7 @@ CALLS = {
     **training.CALLS,
     **contrib_training.CALLS,
     **losses.CALLS,
+    **regularization.CALLS,
     **data.CALLS,
     **summaries.CALLS,
     **flags.CALLS,

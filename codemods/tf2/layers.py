@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, regularization
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Other, State, StateKind, StateRef, Tensor
 from codemods.tf2.scopes import UNKNOWN, reuse_flag
@@ -106,9 +106,11 @@ def conv_transpose_shape(s, a):
 
 
 _INIT = (Arg("kernel_initializer", None, "kernel_initializer"), Arg("bias_initializer", None, "bias_initializer"),
-         Arg("trainable", None, "trainable"), Arg("name", None, None), Arg("reuse", None, None))
+         Arg("trainable", None, "trainable"), Arg("name", None, None), Arg("reuse", None, None),
+         Arg("kernel_regularizer", None, None), Arg("bias_regularizer", None, None))  # their terms: `regularization`
 _SLIM = (Arg("weights_initializer", None, "kernel_initializer"),
          Arg("biases_initializer", None, "bias_initializer"), Arg("scope", None, None), Arg("reuse", None, None),
+         Arg("weights_regularizer", None, None), Arg("biases_regularizer", None, None),
          Arg("trainable", None, "trainable"), Arg("normalizer_fn", None, None, "None"))
 _RELU = (("activation", "activation_fn", "tf.nn.relu"),)
 
@@ -289,6 +291,9 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
                                                       and isinstance(a.value, cst.Name) and a.value.value == "False"
                                                       for a in args))]
     tr.add_state(state, [first, build])
+    made = {tf1_name for tf1_name, _ in state.info["vars"]}
+    regularization.add_terms(site, state, given, {k: f"{tf1}/{v}" for v, k in zip(row.variables, row.keras_variables)
+                                                  if f"{tf1}/{v}" in made})
     tr.note(f"`{_short(site.qname)}` → Keras layer `{name}`, built here ({', '.join(row.variables)} of `{tf1}`, "
             "created as TF 1.x created them)")
     return state

@@ -6,7 +6,7 @@ divided (`div_no_nan`) by the number of elements with a nonzero weight, all of t
 graph the weight is a tensor, so `_num_present` sums the 1.0 broadcast to the losses' shape):
 the mean for a nonempty batch, 0 for an empty one. It also adds the loss to the LOSSES
 collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regularization losses
-(none exist here: a regularizer argument is refused wherever it appears). The output spells
+(the terms of `regularization`, made so far). The output spells
 the formula (`reduction=SUM`: the sum, not divided; MEAN and SUM_OVER_BATCH_SIZE divide as the
 default does with weights 1.0); weights that are a number or a scalar graph value are TF 1.x's
 `compute_weighted_loss` spelled out, label smoothing (a number) TF 1.x's smoothing of the labels;
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.helpers import parse_template_module
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, regularization
+from codemods.tf2.call_args import is_false, number_value
 from codemods.tf2 import shapes as shp
 from codemods.tf2.syntax import names_of
 from codemods.tf2.model import GraphOp, Op, OpKind, Tensor
@@ -129,24 +130,12 @@ def _named(tr, node, av, what: str) -> cst.Name:
     return cst.Name(name)
 
 
-def _number(tr, node):
-    """A number literal's value (`0.5`, `-1`, through a module-level name bound once to one), else None."""
-    if isinstance(node, cst.Name):
-        node = tr.host_literal(node.value)
-    sign = 1.0
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        sign, node = -1.0, node.expression
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return sign * float(node.evaluated_value)
-    return None
-
-
 def _smoothed(site: "CallSite", template: str) -> str:
     """The per-element template with TF 1.x's label smoothing, decided as TF 1.x decided it (`> 0`)."""
     node, _ = site.arg(3, "label_smoothing")
     if node is None:
         return template
-    value = _number(site.tr, node)
+    value = number_value(node, site.tr.host_literal)
     if value is None:
         site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}(label_smoothing=...)` that is not a number: TF 1.x decided "
                     "`label_smoothing > 0` in Python while it built the graph")
@@ -164,7 +153,7 @@ def _weights(site: "CallSite", short_name: str):
     node, av = site.arg(2, "weights")
     if node is None:
         return None
-    value = _number(site.tr, node)
+    value = number_value(node, site.tr.host_literal)
     if value == 1.0:
         return None
     if value is not None:
@@ -273,14 +262,20 @@ def _reduction(site: "CallSite") -> str:
 
 
 def total_loss(site: "CallSite"):
-    site.only(set(), 0)
+    site.only({"add_regularization_losses", "name"}, 2)
     tr = site.tr
-    if not tr.losses:
-        site.refuse("tf.losses.get_total_loss() with an empty LOSSES collection (TF 1.x raised)")
-    tr.note("tf.losses.get_total_loss() → add_n of the LOSSES collection (no regularization losses exist here)")
-    if len(tr.losses) == 1:
-        return Tensor([]), cst.Name(tr.losses[0])
-    return Tensor([]), emit.call(tr.tf("tensorflow.add_n"), cst.List([cst.Element(cst.Name(n)) for n in tr.losses]))
+    add, _ = site.arg(0, "add_regularization_losses")
+    if add is not None and not (isinstance(add, cst.Name) and add.value in ("True", "False")):
+        site.refuse(f"tf.losses.get_total_loss(add_regularization_losses={emit.code(add)}) is not converted")
+    summed = tr.losses if is_false(add) else regularization.total(tr)
+    if not summed:
+        site.refuse("tf.losses.get_total_loss() with empty LOSSES and REGULARIZATION_LOSSES collections "
+                    "(TF 1.x raised)")
+    tr.note(f"tf.losses.get_total_loss() → add_n of the LOSSES collection ({len(tr.losses)})"
+            + ("" if is_false(add) else f" and the regularization terms ({len(tr.regularization)})"))
+    if len(summed) == 1:
+        return Tensor([]), cst.Name(summed[0])
+    return Tensor([]), emit.call(tr.tf("tensorflow.add_n"), cst.List([cst.Element(cst.Name(n)) for n in summed]))
 
 
 CALLS = {

@@ -74,6 +74,7 @@ class OtherKind(enum.Enum):
     SHAPE = "shape"                  # a tensor's or variable's static shape (`.shape`, `.get_shape()`)
     DIMENSION = "dimension"          # one dimension of a static shape, bound to a name (`static_shapes`)
     DTYPE = "dtype"
+    REGULARIZER = "regularizer"      # tf.contrib.layers.l2_regularizer(scale) and its kin (`regularization`)
 
 
 class SeqKind(enum.Enum):

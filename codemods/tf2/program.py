@@ -129,6 +129,7 @@ class Program:
         self.runtime_feeds: list = []    # those bound to feed dicts (runtime_feeds)
         self.sessions: set = set()       # names bound to the Session (gone in TF 2)
         self.losses: list = []           # the LOSSES collection: names of the tf.losses results
+        self.regularization: list = []   # the REGULARIZATION_LOSSES collection: names of its terms
         self.summaries: list = []        # the SUMMARIES collection: (tag, tf.summary function, value name, max_outputs)
         self.bindings: dict = {}         # what the targets of the current sess.run denote (fetched summaries)
         self.gradient_lists: set = set() # names bound to a tf.gradients(...) result
