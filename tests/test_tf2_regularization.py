@@ -65,6 +65,26 @@ CONVERTS = {  # variant: (head, model, the number of terms TF 1.x's collection h
         f"c = tf.layers.conv2d(img, 2, (1, 2), {K}, kernel_regularizer={L2})\n"
         f"out = tf.layers.dense(tf.reshape(c, [-1, 4]), 1, {K})\n"
         f"{LOSS} + tf.losses.get_regularization_loss()\n", 1),
+    "a_loop_read_as_its_passes": (
+        "", H + f"reg = {L2}\nh2 = h\nfor units in [2, 3]:\n    h2 = tf.layers.dense(h2, units, {K}, kernel_regularizer=reg)\n"
+        f"out = tf.layers.dense(h2, 1, {K})\n{LOSS} + tf.losses.get_regularization_loss()\n", 2),
+    "a_helper_reading_the_collection": (
+        "", H + f"out = tf.layers.dense(h, 1, {K}, kernel_regularizer={L2})\n\n\ndef total(l):\n"
+        f"    return l + tf.losses.get_regularization_loss()\n\n\n{LOSS}\nloss = total(loss)\n", 1),
+    "a_helper_reading_the_total": (
+        "", H + f"out = tf.layers.dense(h, 1, {K}, kernel_regularizer={L2})\n"
+        "tf.losses.mean_squared_error(y, out + tf.matmul(h, V))\n\n\ndef total():\n"
+        "    return tf.losses.get_total_loss()\n\n\nloss = total()\n", 1),
+    "the_regularizer_bound_again": (
+        "", H + f"reg = {L2}\nh2 = tf.layers.dense(h, 2, {K}, kernel_regularizer=reg)\n"
+        f"reg = tf.contrib.layers.l2_regularizer(0.5)\nout = tf.layers.dense(h2, 1, {K}, kernel_regularizer=reg)\n"
+        f"{LOSS} + tf.losses.get_regularization_loss()\n", 2),
+    "given_to_a_helper": (
+        "", H + f"def dense(h, n, reg):\n    return tf.layers.dense(h, n, {K}, kernel_regularizer=reg)\n\n\n"
+        f"out = dense(h, 1, {L2})\n{LOSS} + tf.losses.get_regularization_loss()\n", 1),
+    "held_in_a_dict": (
+        "", H + f"regs = {{'l2': {L2}}}\nout = tf.layers.dense(h, 1, {K}, kernel_regularizer=regs['l2'])\n"
+        f"{LOSS} + tf.losses.get_regularization_loss()\n", 1),
     "a_zero_scale": (
         "", H + f"out = tf.layers.dense(h, 1, {K}, kernel_regularizer=tf.contrib.layers.l2_regularizer(0.0))\n"
         f"{LOSS} + tf.losses.get_regularization_loss()\n", 0),
@@ -84,6 +104,41 @@ def test_each_regularized_variable_is_one_term_in_the_steps(variant, tmp_path):
         assert_prints_and_trains_alike(tmp_path, text, 4)
 
 
+CLASS = '''import numpy as np
+import tensorflow as tf
+
+
+class Model:
+    def __init__(self, units):
+        self.x = tf.placeholder(tf.float32, [None, 4])
+        self.y = tf.placeholder(tf.float32, [None, 1])
+        h = tf.layers.dense(self.x, units, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(0.1),
+                            bias_initializer=tf.constant_initializer(0.2),
+                            kernel_regularizer=tf.contrib.layers.l2_regularizer(0.05))
+        out = tf.layers.dense(h, 1, kernel_initializer=tf.constant_initializer(-0.2),
+                              bias_initializer=tf.constant_initializer(0.3))
+        self.loss = tf.reduce_mean(tf.square(out - self.y)) + tf.losses.get_regularization_loss()
+        self.train_op = tf.train.AdamOptimizer(0.05).minimize(self.loss)
+
+
+model = Model(3)
+xs = np.arange(32, dtype=np.float32).reshape(8, 4) / 32 - 0.3
+ys = np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(3):
+        _, l = sess.run([model.train_op, model.loss], {model.x: xs, model.y: ys})
+        print("step", i, round(float(l), 5))
+'''
+
+
+def test_a_model_class_regularizes_its_layer(tmp_path):
+    out = tier_output(CLASS)
+    assert "0.05 * tf.nn.l2_loss(model.h_layer.kernel)" in out, out
+    if "class" in sampled(["class"], ()):  # full proofs
+        assert_prints_and_trains_alike(tmp_path, CLASS, 3)
+
+
 def test_the_term_is_tf1s_number(tmp_path):
     """A kernel of 3x1 twos-tenths under l2_regularizer(0.01): 0.01 * (3 * 0.04) / 2 = 0.0006, what TF 1.x's
     collection summed; printed by the output before any update."""
@@ -96,6 +151,8 @@ def test_the_term_is_tf1s_number(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     first = proc.stdout.splitlines()[0].split()
     assert first[0] == "reg" and abs(float(first[1]) - 0.0006) < 1e-9, proc.stdout
+    if "fetched" in sampled(["fetched"], ()):  # full proofs: TF 1.x printed the same
+        assert_prints_and_trains_alike(tmp_path, text, 5)
 
 
 REFUSED = {  # variant: (head, model, what the reason says)

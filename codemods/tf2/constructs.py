@@ -59,7 +59,7 @@ CALLS = {
 }
 CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
-            | checkpoints.CREATORS | data.CREATORS | losses.CREATORS)
+            | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS)
 METHODS = {
     **variables.METHODS,
     **rnn_cells.METHODS,

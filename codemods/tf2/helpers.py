@@ -212,7 +212,8 @@ class Functions:
     def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
         name = fn.name.value
         self.inlined_calls[name] = self.inlined_calls.get(name, 0) + 1
-        self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there, creating state")
+        self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there (it creates state, or adds to or "
+                     "reads the graph's collections)")
         stmts = inline_call(self.tr, st, fn, call, target)
         # a loop that makes state over values this call fixes (`for n in sizes:`, `sizes` given): its passes
         if self._program_facts is None:

@@ -55,7 +55,7 @@ LOSSES = {
 }
 # each also added its loss to the graph's LOSSES collection (`tf.losses.get_total_loss` reads it): a
 # helper calling one is read at its calls, where TF 1.x ran it, as for the calls that make state
-CREATORS = set(LOSSES)
+CREATORS = set(LOSSES) | {"tensorflow.losses.get_total_loss"}  # (it reads the collections where it is called)
 WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
        "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
 WHY_WEIGHTED = ("TF 1.x's {name}: the loss per element times the weights, summed, divided as compute_weighted_loss "

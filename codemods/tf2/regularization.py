@@ -12,8 +12,9 @@ the LOSSES collection and then of this one.
 TF 2: each term is TF 1.x's own formula (l2_regularizer: `scale * tf.nn.l2_loss(w)`, l1_regularizer:
 `scale * tf.reduce_sum(tf.abs(w))`), a value of the steps that reads the Keras layer's variable, and
 the collection's reads are the same sums of those values. The Keras layer is built without a
-regularizer: Keras' own L2 computes `l * sum(w**2)`, which is not TF 1.x's kernel. The regularizer
-object itself is dropped (the terms say what it computed). Nothing else can add to the collection in
+regularizer: Keras' own L2 computes `l * sum(w**2)`, which is not TF 1.x's kernel. A statement binding
+the regularizer is dropped (the terms say what it computed); where the object stays (a dict's value)
+it is the function TF 1.x's was, `lambda weights: scale * tf.nn.l2_loss(weights)`. Nothing else can add to the collection in
 a program this tier converts (`tf.add_to_collection`, `get_variable(regularizer=)` and
 `variable_scope(regularizer=)` are refused), so the terms made here are the whole collection.
 """
@@ -66,7 +67,10 @@ def regularizer(site: "CallSite"):
         site.refuse(f"`{call}`: a negative scale (TF 1.x raised ValueError)")
     info = {"drop": True, "what": "the regularizer (its terms are computed in the steps)",
             "formula": REGULARIZERS[site.qname], "scale": literal, "none": value == 0.0, "call": call}
-    return Other(OtherKind.REGULARIZER, info), site.node
+    # where the object stays (a dict's value), the function TF 1.x's was: weights → the term (None for 0.0)
+    term = cst.Name("None") if value == 0.0 else \
+        emit.expr(REGULARIZERS[site.qname], tf=cst.Name(site.tr.alias), s=literal, w=cst.Name("weights"))
+    return Other(OtherKind.REGULARIZER, info), cst.parse_expression(f"lambda weights: {emit.code(term)}")
 
 
 def add_terms(site: "CallSite", state: "State", given: dict, variables: dict) -> None:
@@ -135,6 +139,8 @@ def total(tr) -> list:
     return [*tr.losses, *tr.regularization]
 
 
+# read where they are called (a helper calling one is read at its calls, as TF 1.x ran it there)
+CREATORS = {"tensorflow.losses.get_regularization_loss", "tensorflow.losses.get_regularization_losses"}
 CALLS = {
     **{q: regularizer for q in REGULARIZERS},
     "tensorflow.losses.get_regularization_loss": regularization_loss,
