@@ -182,3 +182,32 @@ def test_what_tf1_refused_or_tf1clip_cannot_follow_is_refused_for_that(variant):
     line, message = refusal(translate(text, "train.py"))
     assert why in message, message
     assert text.splitlines()[line - 1].strip(), (line, message)
+
+
+# Weight decay written by hand over the variable collections: a helper reads them where it is called, as
+# TF 1.x did (the variables made so far), not the program's final list.
+DECAY = "tf.add_n([tf.nn.l2_loss(v) for v in {collection}])"
+DENSE = f"out = tf.layers.dense(h, 1, {K})\n"
+HAND = {  # variant: model
+    "inline_before_the_layer": H + f"penalty = {DECAY.format(collection='tf.trainable_variables()')}\n" + DENSE,
+    "a_helper_called_before_the_layer": H + "def l2_all():\n    return "
+    f"{DECAY.format(collection='tf.trainable_variables()')}\n\n\npenalty = l2_all()\n" + DENSE,
+    "a_helper_called_after_the_layer": H + "def l2_all():\n    return "
+    f"{DECAY.format(collection='tf.trainable_variables()')}\n\n\n" + DENSE + "penalty = l2_all()\n",
+    "a_helper_over_get_collection": H + "def l2_all():\n    return "
+    f"{DECAY.format(collection='tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)')}\n\n\n"
+    "penalty = l2_all()\n" + DENSE,
+}
+
+
+@pytest.mark.parametrize("variant", sorted(HAND))
+def test_weight_decay_over_the_variables_made_so_far(variant, tmp_path):
+    text = SMALL_TRAINING.format(head="", model=HAND[variant] + f"{LOSS} + 0.01 * penalty\n", after="")
+    out = tier_output(text)
+    step = out[out.index("def train_step"):]
+    # the variables TF 1.x had made where the penalty was built: W and V, and the layer's when it came first
+    made = "[W, V] + out_layer.trainable_variables" if variant.endswith("after_the_layer") else "[W, V]"
+    assert f"penalty = tf.add_n([tf.nn.l2_loss(v) for v in {made}])" in step, step
+    # parity on CI for the helper called before the layer (kept as a function, it read every variable)
+    if variant in sampled(HAND, ("a_helper_called_before_the_layer",)):
+        assert_prints_and_trains_alike(tmp_path, text, 4)

@@ -59,7 +59,8 @@ CALLS = {
 }
 CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
-            | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS)
+            | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS
+            | variables.COLLECTION_READS)
 METHODS = {
     **variables.METHODS,
     **rnn_cells.METHODS,

@@ -351,4 +351,7 @@ CALLS = {
 CREATORS = {"tensorflow.Variable",
             "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
             "tensorflow.train.create_global_step", "tensorflow.contrib.framework.get_or_create_global_step"}
+# calls that read the graph's variable collections as they stand where they run: a helper calling one is
+# read at its calls (as for CREATORS), so that it reads the variables made before each call, as TF 1.x did
+COLLECTION_READS = {"tensorflow.trainable_variables", "tensorflow.get_collection"}
 METHODS = {(OtherKind.SCOPE, "reuse_variables"): reuse_variables}
