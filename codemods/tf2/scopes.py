@@ -42,7 +42,7 @@ class Frame:
     var_path: str          # the variable scope ("" at the root)
     name_path: str         # the name scope ("" at the root)
     reuse: object = None   # None (inherit: False at the root), True, or "auto"
-    kind: str = "variable"
+    name_only: bool = False   # a name_scope's frame: no variable scope of its own
     initializer: object = None  # variable_scope(initializer=...): its TF 2 expression (inherited)
 
 
@@ -97,7 +97,7 @@ class VarScopes:
             path = name[:-1]
         else:
             path = self.unique_name(join(parent.name_path, name))
-        frame = Frame(parent.var_path, path, None, kind="name")
+        frame = Frame(parent.var_path, path, None, name_only=True)
         self.frames.append(frame)
         return frame
 

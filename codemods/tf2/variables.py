@@ -319,7 +319,7 @@ def get_variable_scope(site: "CallSite"):
     """`tf.get_variable_scope()`: the variable scope the program is in (the innermost `variable_scope`, through
     name scopes; the root outside them), the object `reuse_variables()` sets reuse on until its block ends."""
     site.only(set(), 0)
-    frame = next(f for f in reversed(site.tr.scopes.frames) if f.kind == "variable")
+    frame = next(f for f in reversed(site.tr.scopes.frames) if not f.name_only)
     return Scope(frame.var_path, frame), site.node
 
 
