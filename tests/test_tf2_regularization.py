@@ -39,6 +39,10 @@ CONVERTS = {  # variant: (head, model, the number of terms TF 1.x's collection h
         H + "out = slim.fully_connected(h, 1, activation_fn=None, weights_initializer=tf.constant_initializer(0.2), "
         "biases_initializer=tf.constant_initializer(0.3), weights_regularizer=slim.l2_regularizer(0.05))\n"
         "tf.losses.mean_squared_error(y, out + tf.matmul(h, V))\nloss = tf.losses.get_total_loss()\n", 1),
+    "a_total_without_regularization": (
+        "", H + f"out = tf.layers.dense(h, 1, {K}, kernel_regularizer={L2})\n"
+        "tf.losses.mean_squared_error(y, out + tf.matmul(h, V))\n"
+        "loss = tf.losses.get_total_loss(add_regularization_losses=False)\n", 0),
     "a_scale_bound_once": (
         "weight_decay = 0.02\n", H + "out = tf.layers.dense(h, 1, "
         f"{K}, kernel_regularizer=tf.contrib.layers.l2_regularizer(weight_decay))\n"

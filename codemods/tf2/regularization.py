@@ -20,6 +20,7 @@ a program this tier converts (`tf.add_to_collection`, `get_variable(regularizer=
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -44,6 +45,15 @@ ARGUMENTS = {"kernel_regularizer": "kernel", "bias_regularizer": "bias",
              "weights_regularizer": "kernel", "biases_regularizer": "bias"}
 
 
+@dataclass(frozen=True)
+class Regularizer:
+    """What a regularizer object computes: `formula` (REGULARIZERS) at `scale` (its number literal)."""
+    formula: str
+    scale: cst.BaseExpression
+    none: bool  # a scale of 0.0: TF 1.x's function returned None, no term
+    call: str   # how the input wrote it, for notes
+
+
 def _short(q: str) -> str:
     return q.replace("tensorflow.", "tf.")
 
@@ -66,7 +76,7 @@ def regularizer(site: "CallSite"):
     if value < 0:
         site.refuse(f"`{call}`: a negative scale (TF 1.x raised ValueError)")
     info = {"drop": True, "what": "the regularizer (its terms are computed in the steps)",
-            "formula": REGULARIZERS[site.qname], "scale": literal, "none": value == 0.0, "call": call}
+            "regularizer": Regularizer(REGULARIZERS[site.qname], literal, value == 0.0, call)}
     # where the object stays (a dict's value), the function TF 1.x's was: weights → the term (None for 0.0)
     term = cst.Name("None") if value == 0.0 else \
         emit.expr(REGULARIZERS[site.qname], tf=cst.Name(site.tr.alias), s=literal, w=cst.Name("weights"))
@@ -85,25 +95,26 @@ def add_terms(site: "CallSite", state: "State", given: dict, variables: dict) ->
             continue
         av = site.ev.value_of(node)
         if not (isinstance(av, Other) and av.kind == OtherKind.REGULARIZER):
-            site.refuse(f"`{_short(site.qname)}({keyword}={emit.code(node)})`: not a regularizer tf1clip knows "
-                        "(tf.contrib.layers' or slim's l1_regularizer and l2_regularizer)")
-        wanted[attr] = av
+            site.refuse(f"`{_short(site.qname)}({keyword}={emit.code(node)})`: tf1clip does not know this value as "
+                        "one of the regularizers it converts (tf.contrib.layers' or slim's l1_regularizer and "
+                        "l2_regularizer, made in the file)")
+        wanted[attr] = av.info["regularizer"]
     for attr, tf1 in variables.items():
-        av = wanted.get(attr)
-        if av is None:
+        reg = wanted.get(attr)
+        if reg is None:
             continue
-        if av.info["none"]:  # TF 1.x's regularizer of scale 0.0 returned None: no term
-            tr.note(f"{av.info['call']} of `{tf1}` adds nothing (TF 1.x: a scale of 0.0 is no regularizer)")
+        if reg.none:  # TF 1.x's regularizer of scale 0.0 returned None: no term
+            tr.note(f"{reg.call} of `{tf1}` adds nothing (TF 1.x: a scale of 0.0 is no regularizer)")
             continue
         name = tr.namer.fresh(tf1.replace("/", "_") + "_regularization")
-        value = emit.expr(av.info["formula"], tf=cst.Name(tr.alias), s=av.info["scale"],
+        value = emit.expr(reg.formula, tf=cst.Name(tr.alias), s=reg.scale,
                           w=cst.Attribute(state.expr(), cst.Name(attr)))
         statement = emit.with_comment(emit.assign(name, value),
-                                      f"TF 1.x's {av.info['call']} of {tf1} (REGULARIZATION_LOSSES)")
+                                      f"TF 1.x's {reg.call} of {tf1} (REGULARIZATION_LOSSES)")
         tr.add_comp([statement], {name}, set())
         tr.env[name] = Tensor([])
         tr.regularization.append(name)
-        tr.note(f"{av.info['call']} of `{tf1}` → its TF 1.x term `{name}`, computed in the steps")
+        tr.note(f"{reg.call} of `{tf1}` → its TF 1.x term `{name}`, computed in the steps")
 
 
 def _terms_list(tr) -> cst.List:
