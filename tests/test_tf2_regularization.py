@@ -70,7 +70,8 @@ CONVERTS = {  # variant: (head, model, the number of terms TF 1.x's collection h
         f"out = tf.layers.dense(tf.reshape(c, [-1, 4]), 1, {K})\n"
         f"{LOSS} + tf.losses.get_regularization_loss()\n", 1),
     "a_loop_read_as_its_passes": (
-        "", H + f"reg = {L2}\nh2 = h\nfor units in [2, 3]:\n    h2 = tf.layers.dense(h2, units, {K}, kernel_regularizer=reg)\n"
+        "", H + f"reg = {L2}\nh2 = h\nfor units in [2, 3]:\n"
+        f"    h2 = tf.layers.dense(h2, units, {K}, kernel_regularizer=reg)\n"
         f"out = tf.layers.dense(h2, 1, {K})\n{LOSS} + tf.losses.get_regularization_loss()\n", 2),
     "a_helper_reading_the_collection": (
         "", H + f"out = tf.layers.dense(h, 1, {K}, kernel_regularizer={L2})\n\n\ndef total(l):\n"

@@ -133,6 +133,7 @@ class AssignStatements:
             out.extend(pending)
             comp = self.add_comp(ev.train.body, set(names), ev.uses, grads=list(ev.grads), train=True,
                                  returns=ev.train.returns, gradient_calls=ev.gradient_calls,
+                                 watch_inputs=ev.watch_inputs,
                                  deps=list(self.control))
             comp.body[0] = comp.body[0].with_changes(leading_lines=comments_of(st.leading_lines))
             for n in names:
@@ -165,6 +166,7 @@ class AssignStatements:
             elif self.step_prelude:  # set first in each step (an rnn cell's fed keep probability)
                 body, self.step_prelude = [*self.step_prelude, *body], []
             self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
+                          watch_inputs=ev.watch_inputs,
                           deps=list(self.control))
             # not known as one tensor (an item or a selection of a list the model follows): a structure, as far as
             # a fetch of it is concerned
@@ -203,7 +205,7 @@ class AssignStatements:
                 self.refuse("an augmented assignment of a graph value to something other than a name")
             name = small.target.value
             self.add_comp([st.with_changes(body=[small.with_changes(value=value)])], {name}, ev.uses | {name},
-                          grads=list(ev.grads), gradient_calls=ev.gradient_calls)
+                          grads=list(ev.grads), gradient_calls=ev.gradient_calls, watch_inputs=ev.watch_inputs)
             self.env[name] = Tensor()
             return
         out.extend(self.pending)

@@ -93,7 +93,8 @@ class CompoundStatements:
             grown = {n for n in changed_names(st) if n in self.env and self.env[n].graph}  # made in the steps
             defs = bound_names(st) | {n for n, _ in inits} | grown
             self.add_comp([*(init for _, init in inits), new.with_changes(leading_lines=comments_of(st.leading_lines))],
-                          defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls)
+                          defs, ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
+                          watch_inputs=ev.watch_inputs)
             for n in defs:
                 self.env[n] = Tensor(single=False)  # what a loop made: one tensor or a list of them
             return

@@ -66,6 +66,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         self._dimensions: set = set()   # ids of the numbers written for TF 1.x's static dimensions
         self.grads: list = []           # losses this expression differentiates
         self.gradient_calls = 0
+        self.watch_inputs = False       # a gradient with respect to a value (a placeholder, a tensor), not a variable
         self.train = None               # a train op built by this expression (training.TrainInfo)
         self.sparse = False
 

@@ -188,6 +188,7 @@ class Comp:
     train: bool = False             # applies an update: runs after the forward pass
     returns: Optional[cst.BaseExpression] = None  # what fetching a train comp gives (None: nothing)
     gradient_calls: int = 0
+    watch_inputs: bool = False      # a gradient with respect to a value, not a variable: the tape watches the inputs
     deps: list = field(default_factory=list)  # names of ops that must run before it (control_dependencies)
     owner: Optional[tuple] = None   # (instance, its `self` name) when made inside a method
     default_of: Optional[str] = None  # computes a placeholder_with_default's default: left out where it is fed

@@ -14,9 +14,9 @@ TF 2: each term is TF 1.x's own formula (l2_regularizer: `scale * tf.nn.l2_loss(
 the collection's reads are the same sums of those values. The Keras layer is built without a
 regularizer: Keras' own L2 computes `l * sum(w**2)`, which is not TF 1.x's kernel. A statement binding
 the regularizer is dropped (the terms say what it computed); where the object stays (a dict's value)
-it is the function TF 1.x's was, `lambda weights: scale * tf.nn.l2_loss(weights)`. Nothing else can add to the collection in
-a program this tier converts (`tf.add_to_collection`, `get_variable(regularizer=)` and
-`variable_scope(regularizer=)` are refused), so the terms made here are the whole collection.
+it is the function TF 1.x's was, `lambda weights: scale * tf.nn.l2_loss(weights)`. Nothing else can add
+to the collection in a program this tier converts (`tf.add_to_collection`, `get_variable(regularizer=)`
+and `variable_scope(regularizer=)` are refused), so the terms made here are the whole collection.
 """
 from __future__ import annotations
 

@@ -348,6 +348,18 @@ class Steps:
             return comp.body
         return [replace_names(s, {self_name: expr}) for s in comp.body]
 
+    def _watched(self, comps: list, tape: set) -> list:
+        """`tape.watch(x)` for each floating placeholder the forward pass reads, when a gradient of the step is
+        taken with respect to a value (`tf.gradients(loss, x)`): TF 1.x's graph differentiated with respect to
+        any tensor; a tape only through what it watches (the variables, and what is computed from them)."""
+        if not any(c.watch_inputs for c in comps if c.grads):
+            return []
+        read = {u for c in comps if c.index in tape for u in c.uses}
+        floats = ("float16", "float32", "float64", "bfloat16")
+        watched = [p.name for p in sorted(self.tr.placeholders.values(), key=lambda p: p.order)
+                   if p.name in read and emit.code(p.dtype).endswith(floats)]
+        return [emit.stmt("tape.watch({x})", x=cst.Name(name)) for name in watched]
+
     def body(self, comps: list, early: list = ()) -> list:
         """The statements of `comps` in step order: the forward pass of every differentiated loss
         under the tape, then what does not depend on an update (and `early`), then the updates and
@@ -381,6 +393,7 @@ class Steps:
             calls = sum(c.gradient_calls for c in comps)
             options = "persistent=True" if calls > 1 else ""
             inner = [s for c in ordered if c.index in tape for s in self.statements(c)]
+            inner = self._watched(comps, tape) + inner
             out.append(cst.With(items=[cst.WithItem(emit.expr("{tf}.GradientTape(" + options + ")", tf=self.tr.alias),
                                                     asname=cst.AsName(cst.Name("tape")))],
                                 body=cst.IndentedBlock(body=inner)))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit
-from codemods.tf2.model import GraphOp, Mapping, Op, OpKind, Seq, State, StateKind, StateRef, Tensor
+from codemods.tf2.model import GraphOp, Input, Mapping, Op, OpKind, Seq, State, StateKind, StateRef, Tensor
 from codemods.tf2.optimizers import Opt, opt_of, receiver, tf1_state_names
 from codemods.tf2.syntax import names_of
 from codemods.tf2.variables import trainable_pairs
@@ -274,9 +274,14 @@ def gradients(site: "CallSite"):
     xs, xs_av = site.arg(1, "xs")
     loss = loss_name(site, ys, ys_av)
     sliced = isinstance(xs, cst.Subscript) and any(isinstance(s.slice, cst.Slice) for s in xs.slice)
-    if not (isinstance(xs_av, Seq) or isinstance(xs, (cst.List, cst.Name, cst.ListComp)) and not isinstance(xs_av, StateRef)
-            or sliced):  # a list already: `[v for _, v in gvs]`, `tvars[2:]`
-        xs = cst.List([cst.Element(xs)])  # TF 1.x returned a list for a single x too
+    one = isinstance(xs_av, (StateRef, Input)) or isinstance(xs_av, Tensor) and xs_av.single  # one x, not a list
+    if one or not (isinstance(xs_av, Seq) or isinstance(xs, (cst.List, cst.Name, cst.ListComp)) or sliced):
+        xs = cst.List([cst.Element(xs)])  # TF 1.x returned a list for a single x too (`tf.gradients(loss, x)[0]`)
+    items = xs_av.items if isinstance(xs_av, Seq) else [xs_av] if one else None
+    if items is None or any(not isinstance(i, StateRef) for i in items):
+        # with respect to a value (a placeholder, a tensor), not only variables: the tape watches the step's
+        # inputs, so that every value computed from them is on it, as every value was in TF 1.x's graph
+        site.ev.watch_inputs = True
     site.ev.grads.append(loss.value)
     site.ev.gradient_calls += 1
     site.ev.gradient_list = site.original is site.ev.top
