@@ -101,7 +101,6 @@ REASON = {
     "host_rebound_in_function": "`clip_norm` is bound again at line 19 after TF 1.x built the graph",
     "two_updates_one_run": "two update ops together (`d_train`, `g_train`): TF 1.x does not order them",
     "fetch_gradient_pairs": "TF 1.x does not order the read and the update",
-    "gradient_penalty": "a gradient of a gradient (`grad`",
     "loss_shapes_incompatible": "incompatible (TF 1.x raised ValueError when it built the graph)",
 }
 
@@ -123,7 +122,7 @@ def _lines(text: str, snippets: list) -> set:
 # TF 1's cross-entropy, a name of the graph the training loop binds before an evaluation run), since each
 # proof is two TensorFlow processes.
 CONVERTED = (
-    "dropout_keep_prob", "feed_dict_values_rebound", "gradients_of_a_slice", "grads_filled_by_index",
+    "dropout_keep_prob", "feed_dict_values_rebound", "gradient_penalty", "gradients_of_a_slice", "grads_filled_by_index",
     "grads_loop_append", "host_rebound_after_build", "host_rebound_in_function", "l2_accumulate_loop",
     "l2_rebind_loop", "learning_rate_schedules", "loop_rebinds_variable", "loss_shapes_from_dict_function",
     "loss_sparse_labels_column",

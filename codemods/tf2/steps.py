@@ -374,17 +374,13 @@ class Steps:
         losses = {g for c in comps for g in c.grads}
         tape, need = set(), set(losses)
         for c in reversed(comps):
-            if c.grads and need & c.defs and c.index not in after:
-                self.tr.refuse(f"a gradient of a gradient (`{sorted(need & c.defs)[0]}`, a gradient, is read by a loss "
-                               "that is differentiated, as a gradient penalty does) is not converted", c.line)
-            if c.grads or c.index in after:
+            if c.index in after or c.grads and not need & c.defs:
                 continue
             if need & c.defs:
+                # a gradient a differentiated loss reads (a gradient penalty) is taken inside the tape, which
+                # records it (persistent): the outer gradient goes through it, as TF 1.x's graph did
                 tape.add(c.index)
                 need |= c.uses
-        for c in comps:
-            if c.grads and c.index in tape:
-                self.tr.refuse("a gradient of a gradient (the loss depends on a gradient) is not converted", c.line)
         pre = [c for c in comps if c.index not in after]
         ordered = [c for c in pre if c.index in tape] + [c for c in pre if c.index not in tape] + \
                   [c for c in comps if c.index in after]
