@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemods.tf2 import (checkpoints, contrib_training, data, flags, initializers, keras_layers, layers, losses, ops,
-                          optimizers, placeholders, regularization, rnn, rnn_cells, session, summaries, tf_logging, training,
-                          variables)
+                          optimizers, placeholders, regularization, rnn, rnn_cells, session, summaries, tf_logging,
+                          training, variables)
 from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
                                 StateKind, StateRef, Tensor, TFSymbol, kind_of)
 from codemods.tf2.names import short
@@ -61,6 +61,10 @@ CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
             | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS
             | variables.COLLECTION_READS)
+# calls whose result is itself state the steps read by name (a variable, a layer or cell object, an optimizer,
+# an iterator, a list of variables), not a value computed from it (`versions`)
+STATE_OBJECTS = (variables.CREATORS | variables.COLLECTION_READS | optimizers.CREATORS | rnn_cells.CREATORS
+                 | keras_layers.CREATORS | data.CREATORS)
 METHODS = {
     **variables.METHODS,
     **rnn_cells.METHODS,

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import arguments, unroll
-from codemods.tf2.constructs import CREATORS
+from codemods.tf2 import arguments, unroll, versions
+from codemods.tf2.constructs import CREATORS, STATE_OBJECTS
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import Rename, inline_call
 from codemods.tf2.interfaces import HelperInfo
@@ -212,8 +212,8 @@ class Functions:
     def inline(self, st, fn: cst.FunctionDef, call: cst.Call, target) -> list:
         name = fn.name.value
         self.inlined_calls[name] = self.inlined_calls.get(name, 0) + 1
-        self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there (it creates state, or adds to or "
-                     "reads the graph's collections)")
+        self.tr.note(f"`{name}(...)` read where it is called: TF 1.x ran its body there (it creates state, or "
+                     "adds to or reads the graph's collections)")
         stmts = inline_call(self.tr, st, fn, call, target)
         # a loop that makes state over values this call fixes (`for n in sizes:`, `sizes` given): its passes
         if self._program_facts is None:
@@ -223,7 +223,18 @@ class Functions:
         for line, passes in loops:
             self.tr.note(f"the loop at line {line} makes state over values this call of `{name}` fixes → its "
                          f"{passes} passes, in order (TF 1.x ran it once, while it built the graph)")
-        return stmts
+        # a name of its state bound again (`W = tf.Variable(...)` twice): each binding its own spelling
+        return versions.renamed(stmts, self._state_object, self._pass_name, self.tr.origins)
+
+    def _state_object(self, value) -> bool:
+        """Is `value` state itself: a call that makes a variable, layer, cell, optimizer, iterator or variable
+        list (`STATE_OBJECTS`), or of a helper that makes state (what it returns may be that state)?"""
+        if not isinstance(value, cst.Call):
+            return False
+        if self.tr.names.qualified(value.func) in STATE_OBJECTS:
+            return True
+        func = self.tr.env.get(value.func.value) if isinstance(value.func, cst.Name) else None
+        return isinstance(func, Func) and self.analyze(func.node).creates_state
 
     def _pass_name(self, name: str) -> str:
         """A fresh name for a pass's binding of the inlined local `name`, which stands for the input's."""

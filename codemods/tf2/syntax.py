@@ -287,3 +287,16 @@ def replace_statements(node, mapping: dict):
             if new is not child:
                 changes[name] = new
     return node.with_changes(**changes) if changes else node
+
+
+def names_only(target) -> bool:
+    """Is an assignment target names only (`a`, `a, (b, c)`)?"""
+    if isinstance(target, cst.Name):
+        return True
+    return isinstance(target, (cst.Tuple, cst.List)) and all(names_only(e.value) for e in target.elements)
+
+
+def plain_assign(st) -> bool:
+    """Is `st` one plain assignment to names only (`W = ...`, `a, b = ...`)?"""
+    return isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign) \
+        and all(names_only(t.target) for t in st.body[0].targets)

@@ -39,7 +39,7 @@ import libcst as cst
 
 from codemods.tf2 import constants, fixed_values, hoist, named_lambdas, symbols
 from codemods.tf2.lines import start_lines
-from codemods.tf2.syntax import bound_names, closed_under_calls, replace_names, walk_nodes
+from codemods.tf2.syntax import bound_names, closed_under_calls, names_only, plain_assign, replace_names, walk_nodes
 
 
 
@@ -211,7 +211,7 @@ def _inner_blocks(file: _File, node):
 def _statements(file: _File, original: cst.For, st: cst.For) -> Optional[list]:
     """The passes of `st` as statements, when it makes state (a call of `creators`, or of a function
     or class of the script) over values fixed in the file; else None."""
-    if st.orelse is not None or st.asynchronous is not None or not _names_only(st.target) or \
+    if st.orelse is not None or st.asynchronous is not None or not names_only(st.target) or \
             not isinstance(st.body, cst.IndentedBlock):
         return None
     if any(isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Yield, cst.Await)) for n in walk_nodes(st.body)):
@@ -267,11 +267,6 @@ def _straight(statements) -> list:
     return out
 
 
-def _plain_assign(st) -> bool:
-    return isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign) \
-        and all(_names_only(t.target) for t in st.body[0].targets)
-
-
 def _own_names(file: _File, st: cst.For) -> set:
     """Names each pass binds for itself: bound in the body only by plain assignments that run one after
     the other (directly in it, or in its `with` blocks), and read by no function, lambda or class of the
@@ -280,7 +275,7 @@ def _own_names(file: _File, st: cst.For) -> set:
     after the loop reads the last one."""
     direct, other = set(), set()
     for inner in _straight(st.body.body):
-        if _plain_assign(inner):
+        if plain_assign(inner):
             direct |= {n for t in inner.body[0].targets for n in _names_in(t.target)}
             other |= _bound_in(inner.body[0].value)  # a walrus or a comprehension inside the value
         else:
@@ -296,7 +291,7 @@ def _renamed(file: _File, statement, current: dict, own: set, last: bool):
     first reads the spellings in force, then binds the pass's own (the original one in the last pass)."""
     def spelled(node):
         return replace_names(node, {k: cst.Name(v) for k, v in current.items() if k != v})
-    if _plain_assign(statement):
+    if plain_assign(statement):
         small = statement.body[0]
         value = spelled(small.value)
         for name in {n for t in small.targets for n in _names_in(t.target)} & own:
@@ -368,12 +363,6 @@ def _bound_in(body) -> set:
 
 def _names_in(node) -> set:
     return {n.value for n in walk_nodes(node) if isinstance(n, cst.Name)}
-
-
-def _names_only(target) -> bool:
-    if isinstance(target, cst.Name):
-        return True
-    return isinstance(target, (cst.Tuple, cst.List)) and all(_names_only(e.value) for e in target.elements)
 
 
 def _makes_state(file: _File, body) -> bool:
