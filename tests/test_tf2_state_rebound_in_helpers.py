@@ -95,6 +95,7 @@ def test_each_binding_of_the_helpers_state_is_read_where_tf1_read_it(variant, tm
     text = VARIANTS[variant]
     out = tier_output(text)
     assert "W_2" in out or "W_3" in out or "b_2" in out or "b_3" in out, out  # a later binding spelt apart
-    # on CI: the silent one (same shapes) and the loops (pkmital's shape); every variant in full proofs
-    if variant in sampled(VARIANTS, ("the_same_shapes", "two_loops_read_as_their_passes")):
+    # on CI: the silent one (same shapes); every variant in full proofs (the loops are pkmital's 07 shape,
+    # proved on the proving ground too)
+    if variant in sampled(VARIANTS, ("the_same_shapes",)):
         assert_prints_and_trains_alike(tmp_path, text, 3)
