@@ -28,6 +28,7 @@ import libcst as cst
 from codemods.tf2 import emit
 from codemods.tf2.call_args import literal_str, number_literal, number_value
 from codemods.tf2.model import Other, OtherKind, Seq, SeqKind, Tensor
+from codemods.tf2.names import short
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
@@ -54,16 +55,12 @@ class Regularizer:
     call: str   # how the input wrote it, for notes
 
 
-def _short(q: str) -> str:
-    return q.replace("tensorflow.", "tf.")
-
-
 def regularizer(site: "CallSite"):
     """`tf.contrib.layers.l2_regularizer(scale)`: a regularizer object, known by its formula and scale."""
     site.only({"scale", "scope"}, 2)
     scale, _ = site.arg(0, "scale")
     scope, _ = site.arg(1, "scope")
-    call = f"{_short(site.qname)}({emit.code(scale) if scale is not None else ''})"
+    call = f"{short(site.qname)}({emit.code(scale) if scale is not None else ''})"
     if scope is not None and literal_str(scope) is None and not (isinstance(scope, cst.Name) and scope.value == "None"):
         site.refuse(f"`{call}` with a scope that is not a string literal is not converted")
     literal = number_literal(scale, site.tr.host_literal) if scale is not None else None
@@ -75,11 +72,11 @@ def regularizer(site: "CallSite"):
     value = number_value(literal, site.tr.host_literal)
     if value < 0:
         site.refuse(f"`{call}`: a negative scale (TF 1.x raised ValueError)")
-    info = {"drop": True, "what": "the regularizer (its terms are computed in the steps)",
-            "regularizer": Regularizer(REGULARIZERS[site.qname], literal, value == 0.0, call)}
+    reg = Regularizer(REGULARIZERS[site.qname], literal, value == 0.0, call)
+    info = {"drop": True, "what": "the regularizer (its terms are computed in the steps)", "regularizer": reg}
     # where the object stays (a dict's value), the function TF 1.x's was: weights → the term (None for 0.0)
-    term = cst.Name("None") if value == 0.0 else \
-        emit.expr(REGULARIZERS[site.qname], tf=cst.Name(site.tr.alias), s=literal, w=cst.Name("weights"))
+    term = cst.Name("None") if reg.none else \
+        emit.expr(reg.formula, tf=cst.Name(site.tr.alias), s=literal, w=cst.Name("weights"))
     return Other(OtherKind.REGULARIZER, info), cst.parse_expression(f"lambda weights: {emit.code(term)}")
 
 
@@ -95,7 +92,7 @@ def add_terms(site: "CallSite", state: "State", given: dict, variables: dict) ->
             continue
         av = site.ev.value_of(node)
         if not (isinstance(av, Other) and av.kind == OtherKind.REGULARIZER):
-            site.refuse(f"`{_short(site.qname)}({keyword}={emit.code(node)})`: tf1clip does not know this value as "
+            site.refuse(f"`{short(site.qname)}({keyword}={emit.code(node)})`: tf1clip does not know this value as "
                         "one of the regularizers it converts (tf.contrib.layers' or slim's l1_regularizer and "
                         "l2_regularizer, made in the file)")
         wanted[attr] = av.info["regularizer"]
