@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, optimizer_twins
+from codemods.tf2 import shapes as shp
 from codemods.tf2.model import State, StateKind, StateRef, Tensor
 from codemods.tf2.optimizer_table import OPTIMIZERS, SLOTS, OptimizerRow
 from codemods.tf2.scopes import join
@@ -249,10 +250,15 @@ def schedule(site: "CallSite"):
     tr = site.tr
     cls, (step_name, step_pos), params = SCHEDULES[site.qname]
     short = site.qname.rsplit(".", 1)[1]
-    step, step_av = site.arg(step_pos, step_name)
+    step, _ = site.arg(step_pos, step_name)
     known = {step_name, "name"} | {p for p, _, _ in params}
-    if not (isinstance(step_av, StateRef) and step_av.state.kind == StateKind.VARIABLE) or "name" in site.keywords() \
-            or site.keywords() - known:
+    at = None if step is None else step_of(site, step)
+    if step is not None and at is None:
+        site.refuse(f"{short} at `{emit.code(step)}`: tf1clip converts a decay at one step variable, alone or in "
+                    "arithmetic with numbers (names bound once to one); the value of anything else at each later "
+                    "read is not known here")
+    step = at
+    if step is None or "name" in site.keywords() or site.keywords() - known:
         site.refuse(f"{short} of something other than a step variable is not converted")
     args = []
     for param, position, keyword in params:
@@ -267,6 +273,34 @@ def schedule(site: "CallSite"):
     tr.note(f"tf.train.{short} → a Keras schedule evaluated at `{emit.code(step)}` (same formula)")
     ref = tr.add_state(state, [emit.assign(name, node)])
     return ref, state.expr()
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
+
+
+def step_of(site: "CallSite", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The point a decay is evaluated at, as each read of the rate writes it: one variable (the global step),
+    alone or in arithmetic with numbers (`batch * BATCH_SIZE`, the MNIST tutorial's). A name bound once to
+    a number is written as that number (what TF 1.x built with); None for anything else (a tensor, a
+    placeholder, a name bound again), whose value at a later read tf1clip does not know."""
+    variables = []
+
+    def read(n: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        if isinstance(n, (cst.Integer, cst.Float)):
+            return n
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _ARITHMETIC):
+            left, right = read(n.left), read(n.right)
+            return None if left is None or right is None else n.with_changes(left=left, right=right)
+        av = site.ev.value_of(n)
+        if isinstance(av, StateRef) and av.state.kind == StateKind.VARIABLE:
+            variables.append(n)
+            return n
+        if isinstance(n, cst.Name) and n.value in site.tr.folded:
+            return shp.integer(site.tr.folded[n.value]).with_changes(lpar=n.lpar, rpar=n.rpar)
+        return None
+
+    out = read(node)
+    return out if out is not None and len(variables) == 1 else None
 
 
 def receiver(site: "CallSite") -> State:
