@@ -178,6 +178,19 @@ def free_names(fn: cst.FunctionDef) -> set:
     return out
 
 
+def closed_over(fn: cst.FunctionDef, wanted: set) -> set:
+    """The names of `wanted` (read by functions defined inside `fn`, in their TF 2 bodies) that `fn` binds
+    once and takes as no parameter: the inner functions read them as Python's closures do, the binding
+    `fn` made."""
+    wrapper = MetadataWrapper(cst.Module(body=[fn]), unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    inner = next((scopes[s] for s in fn.body.body if s in scopes), None)
+    if inner is None:
+        return set()
+    return {n for n in wanted if len(inner.assignments[n]) == 1
+            and not any(isinstance(a.node, cst.Param) for a in inner.assignments[n])}
+
+
 def share(fn: cst.FunctionDef, wanted: set, module_names: set) -> tuple:
     """(`fn` with a `global` statement, the names it declares): the names of `wanted` (read by the
     functions `fn` calls, in their TF 2 bodies) that `fn` binds: the state and graph things it made and
@@ -202,5 +215,5 @@ def share(fn: cst.FunctionDef, wanted: set, module_names: set) -> tuple:
     return fn.with_changes(body=fn.body.with_changes(body=[*body[:first], declared, *body[first:]])), shared
 
 
-__all__ = ["Given", "bind", "call_without", "drop_args", "drop_params", "free_names", "given_session",
+__all__ = ["Given", "bind", "call_without", "closed_over", "drop_args", "drop_params", "free_names", "given_session",
            "same_as_before", "share"]

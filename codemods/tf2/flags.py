@@ -17,6 +17,7 @@ from codemods.absl_flags import ABSL_LOGGING_FLAGS, guard
 from codemods.tf2 import emit
 from codemods.tf2.model import HOST, Func, Other, OtherKind
 from codemods.tf2.names import FLAG_MODULES
+from codemods.tf2.syntax import closed_under_calls, walk_nodes
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite, Evaluation
@@ -86,5 +87,67 @@ def run(site: "CallSite"):
     return Other(OtherKind.HOST_CALL), emit.with_args(emit.call(cst.Attribute(app, cst.Name("run"))), args)
 
 
+def parse_before_first_read(tr, out: list) -> list:
+    """The module's statements `out` (TF 2), with absl's flags parsed before the first one that reads them.
+
+    TF 1.x's `tf.app.flags.FLAGS` parsed the command line at its first read (`_FlagValuesWrapper`:
+    `FLAGS(sys.argv)` unless parsed); absl's FLAGS raise `UnparsedFlagAccessError` until `app.run` or a
+    call parses them. A module-level statement that reads a flag before `app.run` (`dtype = data_type()`,
+    a function reading `FLAGS.use_fp16`) gets that parse before it, as TF 1.x made it."""
+    local = tr.emitted.get("absl:flags")
+    if local is None:
+        return out
+    flag_values = {t.target.value for st in out if isinstance(st, cst.SimpleStatementLine)  # `FLAGS = flags.FLAGS`
+                   for small in st.body if isinstance(small, cst.Assign) and _is_flag_values(small.value, local)
+                   for t in small.targets if isinstance(t.target, cst.Name)}
+
+    def reads(node, found) -> bool:
+        for n in walk_nodes(node):
+            if isinstance(n, cst.Attribute) and not _is_flag_values(n, local) and not _own(n.attr.value) and (
+                    _is_flag_values(n.value, local) or isinstance(n.value, cst.Name) and n.value.value in flag_values):
+                return True
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in found:
+                return True
+        return False
+
+    defs = {st.name.value: st for st in out if isinstance(st, (cst.FunctionDef, cst.ClassDef))}
+    readers = closed_under_calls(defs, reads)
+    for i, st in enumerate(out):
+        if not isinstance(st, (cst.FunctionDef, cst.ClassDef)) and reads(st, readers):
+            argv = cst.Attribute(cst.Name(tr.module_name("sys")), cst.Name("argv"))
+            parse = emit.stmt("if not {f}.is_parsed():\n    {f}({argv})", f=_flag_values(local), argv=argv)
+            parse = emit.with_comment(parse.with_changes(leading_lines=st.leading_lines),
+                                      "TF 1.x's FLAGS parsed the command line at their first read; absl's raise "
+                                      "until parsed")
+            tr.note("a flag read before app.run → absl's FLAGS parsed there first, as TF 1.x's parsed themselves at "
+                    "their first read")
+            return [*out[:i], parse, st.with_changes(leading_lines=[]), *out[i + 1:]]
+    return out
+
+
+# absl's FlagValues' own members: reading one is no flag read (TF 1.x's wrapper parsed only for flags, which its
+# `__getattr__` reached after Python's lookup failed)
+FLAG_VALUES_MEMBERS = frozenset({
+    "append_flag_values", "append_flags_into_file", "find_module_defining_flag", "find_module_id_defining_flag",
+    "flag_values_dict", "flags_by_module_dict", "flags_by_module_id_dict", "flags_into_string", "get_flag_value",
+    "get_flags_for_module", "get_help", "get_key_flags_for_module", "is_gnu_getopt", "is_parsed",
+    "key_flags_by_module_dict", "main_module_help", "mark_as_parsed", "module_help", "read_flags_from_files",
+    "register_flag_by_module", "register_flag_by_module_id", "register_key_flag_for_module", "remove_flag_values",
+    "set_default", "set_gnu_getopt", "unparse_flags", "validate_all_flags", "write_help_in_xml_format"})
+
+
+def _own(attr: str) -> bool:
+    return attr in FLAG_VALUES_MEMBERS or attr.startswith("_")
+
+
+def _flag_values(local: str) -> cst.Attribute:
+    return cst.Attribute(cst.Name(local), cst.Name("FLAGS"))
+
+
+def _is_flag_values(node, local: str) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "FLAGS" and isinstance(node.value, cst.Name) \
+        and node.value.value == local
+
+
 CALLS = {"tensorflow.app.run": run}
-__all__ = ["CALLS", "is_flags", "reference", "call", "HOST"]
+__all__ = ["CALLS", "is_flags", "parse_before_first_read", "reference", "call", "HOST"]

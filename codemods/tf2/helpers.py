@@ -22,6 +22,7 @@ from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import Rename, inline_call
 from codemods.tf2.interfaces import HelperInfo
 from codemods.tf2.model import HOST, Class, Func, Input, Op, Session, StateRef, Tensor
+from codemods.tf2.names import host_utility
 from codemods.tf2.reaching import statements_reading
 from codemods.tf2.syntax import bound_names, function_locals, names_of, taken_names, walk_nodes
 
@@ -55,11 +56,14 @@ class Functions:
         seen = (seen or set()) | {fn.name.value}
         info = HelperInfo()
         local = function_locals(fn)
+        host_parts: set = set()  # ids of the TF names that spell a host utility's call or a dtype
         for n in walk_nodes(fn.body):
             if type(n) is cst.Call:
                 q = self.tr.names.qualified(n.func)
                 if q is not None:
                     info.uses_tf = info.uses_tf or q.split(".")[0] in ("tensorflow", "slim")
+                    if host_utility(q):
+                        host_parts.update(id(part) for part in walk_nodes(n.func))
                     if q in CREATORS:
                         info.creates_state = True
                     if q in ("tensorflow.Session", "tensorflow.InteractiveSession"):
@@ -76,6 +80,7 @@ class Functions:
                         info.scoped |= sub.scoped
                         info.session |= sub.session
                         info.uses_tf |= sub.uses_tf
+                        info.graph_values |= sub.graph_values
                         info.reads_graph_globals |= sub.reads_graph_globals
                     elif isinstance(inner, Class) and n.func.value not in local:
                         # an object of the script's own classes: what its methods do, this function does
@@ -86,13 +91,18 @@ class Functions:
                                 info.creates_state |= sub.creates_state
                                 info.session |= sub.session
                                 info.uses_tf |= sub.uses_tf
+                                info.graph_values |= sub.graph_values
             kind = type(n)  # (Call, Name and Attribute have no subclasses: `is` is faster than isinstance)
             if kind is cst.Attribute and n.attr.value in ("eval",) or (
                     kind is cst.Attribute and n.attr.value == "run" and isinstance(n.value, cst.Name)
                     and isinstance(self.tr.env.get(n.value.value), Session)):
                 info.session = True
-            if (kind is cst.Name or kind is cst.Attribute) and self.tr.names.is_tf(n):
+            if (kind is cst.Name or kind is cst.Attribute) and id(n) not in host_parts and self.tr.names.is_tf(n):
                 info.uses_tf = True
+                if host_utility(self.tr.names.qualified(n)):
+                    host_parts.update(id(part) for part in walk_nodes(n))
+                else:
+                    info.graph_values = True
         for name in names_of(fn.body) - local:
             av = self.tr.env.get(name)
             if isinstance(av, (Input, Tensor, Op)):
@@ -145,7 +155,7 @@ class Functions:
                            f"{name}(...)`)")
         args_graph = any(site.ev.value_of(a.value).graph or isinstance(site.ev.value_of(a.value), StateRef)
                          for a in site.node.args)
-        if info.uses_tf or args_graph:
+        if info.graph_values or args_graph:
             self.pure.add(name)
             return Tensor(single=False), site.node  # what it returns: one tensor, or a tuple or list of them
         return HOST, site.node
@@ -179,6 +189,7 @@ class Functions:
         body: list = []
         try:
             self.tr.block(stmts, body, region=True)
+            body = self.finish(body)  # the functions it defines, as they end up (walked, rewritten, gone)
         finally:
             self.tr.env, self.tr.region_locals = saved, saved_locals
             self._walking.discard(name)
@@ -191,11 +202,20 @@ class Functions:
             made = saved_locals | {s.name for s in self.tr.states if s.info.get("local_to") is saved_locals}
             if free & made:
                 self._unseen(name, free & made, fn)
-        wanted = {n for _, _, names in callees for n in names}
+        nested = {n.name.value for n in walk_nodes(fn.body) if isinstance(n, cst.FunctionDef)}
+        closed = arguments.closed_over(new, {n for c, _, names in callees if c in nested for n in names})
+        wanted = {n for c, _, names in callees for n in names if c not in nested or n not in closed}
         if wanted:
             declared, shared = arguments.share(new, wanted, taken_names(self.tr.module) - function_locals(fn))
             if declared is None:
-                callee, callee_fn, _ = next(c for c in callees if c[2] & shared)
+                inner = [(c, f, names & shared - closed) for c, f, names in callees if c in nested]
+                callee, callee_fn, names = next((c for c in inner if c[2]), None) or next(
+                    c for c in callees if c[2] & shared)
+                if callee in nested:
+                    self.tr.refuse(f"`{callee}(...)`, a function `{name}` defines, reads `{sorted(names)[0]}` in its "
+                                   f"TF 2 body, which `{name}` binds more than once or takes as a parameter: which "
+                                   "binding it reads when it runs is not followed: not converted",
+                                   self.tr.line_of(callee_fn))
                 self._unseen(callee, shared, callee_fn)
             if shared:
                 new = declared
@@ -307,8 +327,9 @@ class Functions:
         """A helper kept as it is: its TensorFlow calls in their TF 2 form."""
         env = dict(self.tr.env)
         local = function_locals(fn)
-        for p in local:
-            env[p] = Tensor()
+        graph = fn.name.value in self.pure or self.analyze(fn).graph_values
+        for p in local:  # a helper computing on the host only (`tf.gfile`, dtypes) is given host values
+            env[p] = Tensor() if graph else HOST
         env.update(_local_functions(fn, local))
         ev = Evaluator(self.tr, env)
         saved_line = self.tr.line

@@ -24,6 +24,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from codemods.tf2.names import host_utility
 from codemods.tf2.syntax import closed_under_calls, walk_nodes
 
 _DEFERRED = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation,
@@ -39,11 +40,17 @@ def helpers(tree: cst.Module, qualified: Callable, sites: dict) -> frozenset:
 
 
 def _uses_tf(body, qualified: Callable, found: set) -> bool:
+    """`body` computes graph values: it names TensorFlow other than its host utilities and dtypes (a helper
+    reading files through `tf.gfile`, or returning `tf.float32`, is called where it is), or calls a helper
+    that does."""
+    host_parts: set = set()
     for n in walk_nodes(body):
-        if isinstance(n, (cst.Name, cst.Attribute)):
+        if isinstance(n, (cst.Name, cst.Attribute)) and id(n) not in host_parts:
             q = qualified(n)
             if q is not None and q.split(".")[0] == "tensorflow":
-                return True
+                if not host_utility(q):
+                    return True
+                host_parts.update(id(part) for part in walk_nodes(n))
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in found:
             return True
     return False

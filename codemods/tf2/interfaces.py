@@ -58,6 +58,7 @@ class HelperInfo:
     session: bool = False
     reads_graph_globals: set = field(default_factory=set)
     uses_tf: bool = False
+    graph_values: bool = False  # computes graph values: a TF call or name that is no host utility or dtype
     scoped: bool = False   # opens a variable or name scope named by a parameter: read at each call
 
 

@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import builds, classes, helpers, list_growth, runtime_feeds, session, steps
+from codemods.tf2 import builds, classes, flags, helpers, list_growth, runtime_feeds, session, steps
 from codemods.tf2 import emit
 from codemods.tf2.assign_statements import AssignStatements
 from codemods.tf2.compound_statements import CompoundStatements
@@ -51,6 +51,7 @@ class Translator(AssignStatements, CompoundStatements, Program):
         self.block(list(self.module.body), out, region=True)
         out = self.classes.finish(out)
         out = self.functions.finish(out)
+        out = flags.parse_before_first_read(self, out)
         if self.names.tf_alias is None and self.alias in names_of(cst.Module(body=[*out, *self.preamble])):
             # The TF 2 code written here reads `tensorflow` by this name, which the module never
             # bound (it imported only `tensorflow.examples...` or `tensorflow.contrib...` modules)

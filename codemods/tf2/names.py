@@ -29,6 +29,24 @@ _CANONICAL = (
 )
 TF_PACKAGES = ("tensorflow", "tf_slim")
 FLAG_MODULES = ("tensorflow.app.flags", "tensorflow.flags")
+# Calls that are Python-side utilities (no graph value): files, flags, logging, dtypes, seeds.
+HOST_CALLS = ("tensorflow.app.", "tensorflow.flags.", "tensorflow.logging.", "tensorflow.gfile.",
+              "tensorflow.io.gfile.", "tensorflow.errors.", "tensorflow.as_dtype", "tensorflow.TensorShape",
+              "tensorflow.DType", "tensorflow.random.set_seed", "tensorflow.test.", "tensorflow.sysconfig.",
+              "tensorflow.config.", "tensorflow.train.latest_checkpoint", "tensorflow.dtypes.as_dtype",
+              "tensorflow.train.get_checkpoint_state",
+              "tensorflow.keras.initializers.", "tensorflow.initializers.")
+# TF's dtypes, named as values (`return tf.float32`)
+DTYPES = frozenset(f"tensorflow.{d}" for d in (
+    "float16", "float32", "float64", "bfloat16", "half", "double", "int8", "int16", "int32", "int64", "uint8",
+    "uint16", "uint32", "uint64", "bool", "string", "complex64", "complex128"))
+
+
+def host_utility(qname: str) -> bool:
+    """`qname` (canonical) is TensorFlow's but no graph value, called or named: a file, flag, logging or
+    configuration utility, a seed, a dtype. A function whose TensorFlow is only these computes on the host."""
+    return qname in DTYPES or qname.startswith(HOST_CALLS) or qname == "tensorflow.set_random_seed" or any(
+        qname == m or qname.startswith(m + ".") for m in FLAG_MODULES)
 # TF 1.x's private spellings of public symbols (the same function object)
 _SYMBOLS = {"tensorflow.python.framework.ops.reset_default_graph": "tensorflow.reset_default_graph"}
 

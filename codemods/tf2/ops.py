@@ -15,19 +15,12 @@ import libcst as cst
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
-from codemods.tf2.names import short
+from codemods.tf2.names import HOST_CALLS, short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
 if TYPE_CHECKING:
     from codemods.tf2.call_site import CallSite
 
-# Calls that are Python-side utilities (no graph value): files, flags, logging, dtypes, seeds.
-HOST_CALLS = ("tensorflow.app.", "tensorflow.flags.", "tensorflow.logging.", "tensorflow.gfile.",
-              "tensorflow.io.gfile.", "tensorflow.errors.", "tensorflow.as_dtype", "tensorflow.TensorShape",
-              "tensorflow.DType", "tensorflow.random.set_seed", "tensorflow.test.", "tensorflow.sysconfig.",
-              "tensorflow.config.", "tensorflow.train.latest_checkpoint", "tensorflow.dtypes.as_dtype",
-              "tensorflow.train.get_checkpoint_state",
-              "tensorflow.keras.initializers.", "tensorflow.initializers.")
 # Modules whose calls create variables, sessions or graph machinery: refused unless a construct knows them.
 UNMAPPED = ("tensorflow.contrib.", "tensorflow.nn.rnn_cell.", "tensorflow.layers.", "slim.", "tensorflow.keras.",
             "tensorflow.make_template", "tensorflow.nn.dynamic_rnn", "tensorflow.nn.static_rnn",
