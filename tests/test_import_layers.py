@@ -24,7 +24,7 @@ LAYERS = (
         "api_names", "api_arguments", "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
         "twins", "twins.*"}),
     ("typed model", {"model", "shapes"}),
-    ("analysis", {"callees", "module_kinds", "user_modules", "imported_functions", "fixed_values", "constants", "unroll", "versions", "hoist", "named_lambdas", "list_growth", "effects", "reaching", "value_snapshots", "step_reads", "step_locals", "elements", "item_uses", "item_checks", "known_gaps",
+    ("analysis", {"callees", "module_kinds", "user_modules", "imported_functions", "fixed_values", "constants", "unroll", "versions", "hoist", "named_lambdas", "list_growth", "effects", "reaching", "value_snapshots", "random_draws", "step_reads", "step_locals", "elements", "item_uses", "item_checks", "known_gaps",
                   "distribute_analysis"}),
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {
@@ -32,7 +32,7 @@ LAYERS = (
         "training", "contrib_training", "losses", "regularization", "static_shapes", "data", "summaries", "flags", "tf_logging", "checkpoints", "ops", "session", "assign_ops",
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {
-        "constructs", "expressions", "steps", "inline", "classes", "helpers", "assign_statements",
+        "constructs", "expressions", "steps", "inline", "classes", "helpers", "helper_results", "assign_statements",
         "compound_statements", "interpret", "eager_training", "eager"}),
     ("driver and output checks", {"output_checks", "translator", "distribute", "distribute_examples", "coverage",
                                   ""}),

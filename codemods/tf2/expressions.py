@@ -18,8 +18,8 @@ from codemods.children import children
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import assign_ops, constructs, elements, flags, item_uses, rnn_cells, session, static_shapes
 from codemods.tf2.call_site import CallSite
-from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
-                                SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
+from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Number, Other, OtherKind,
+                                Seq, SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
 from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import canonical, short
 from codemods.tf2.syntax import name_counts, name_nodes, target_names
@@ -413,7 +413,7 @@ def _holds_items(node: cst.CSTNode, items: set) -> bool:
 
 def _operand_shape(av: AV, node) -> Optional[list]:
     """An operand's static shape: a number literal is a scalar (`h * 0.5` has the shape of `h`)."""
-    if not av.graph and isinstance(node, (cst.Integer, cst.Float)):
+    if not av.graph and (isinstance(node, (cst.Integer, cst.Float)) or isinstance(av, Number)):
         return []
     return _shape(av)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import arguments, unroll, versions
+from codemods.tf2 import arguments, helper_results, unroll, versions
 from codemods.tf2.constructs import CREATORS, STATE_OBJECTS
 from codemods.tf2.expressions import Evaluator
 from codemods.tf2.inline import Rename, inline_call
@@ -50,6 +50,7 @@ class Functions:
         self._stack: list = []        # the functions being read as regions, the innermost last
         self.shared: dict = {}        # caller -> names it makes that a function it calls reads (`global`)
         self._program_facts = None    # unroll.program_facts, read once, when a helper's loop is first read
+        self._shaping: set = set()    # the kept helpers whose result is being read for its shape (`_returned`)
 
     # -- analysis -------------------------------------------------------------------------------
     def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> HelperInfo:
@@ -157,7 +158,7 @@ class Functions:
                          for a in site.node.args)
         if info.graph_values or args_graph:
             self.pure.add(name)
-            return Tensor(single=False), site.node  # what it returns: one tensor, or a tuple or list of them
+            return helper_results.returned(self.tr, site, fn, self._shaping, self.pure), site.node
         return HOST, site.node
 
     def walk_program(self, fn: cst.FunctionDef, site: Optional["CallSite"] = None) -> None:
@@ -349,3 +350,4 @@ def _local_functions(fn: cst.FunctionDef, local: set) -> dict:
     defs = [st for st in fn.body.body if isinstance(st, cst.FunctionDef)]
     names = [st.name.value for st in defs]
     return {st.name.value: Func(st) for st in defs if names.count(st.name.value) == 1 and st.name.value not in local}
+

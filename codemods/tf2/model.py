@@ -113,6 +113,11 @@ class Host(AV):
 HOST = Host()
 
 
+class Number(Host):
+    """A Python number (a helper's parameter given one, read for its result's shape): a scalar wherever it
+    meets a tensor (`leak * t` has t's shape)."""
+
+
 @dataclass(eq=False)
 class Tensor(AV):
     """A graph value; `shape` is its static shape when known."""

@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
+from codemods.tf2.model import HOST, Number, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
 from codemods.tf2.names import HOST_CALLS, short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -50,8 +50,18 @@ def _first_shape(site):
 
 
 def _literal_shape(site, index, keyword):
+    """A shape argument: a list literal, or `tf.shape(t)` (t's static shape, as TF 1.x's shape inference read
+    it)."""
     node, _ = site.arg(index, keyword)
+    if isinstance(node, cst.Call) and site.tr.names.qualified(node.func) == "tensorflow.shape" and \
+            len(node.args) == 1 and node.args[0].keyword is None:
+        return shp.of(site.ev.value_of(node.args[0].value))
     return shp.from_literal(node) if node is not None else None
+
+
+def _operand(node, av):
+    """An operand's static shape: a number written in the call is a scalar."""
+    return [] if isinstance(node, (cst.Integer, cst.Float)) or isinstance(av, Number) else shp.of(av)
 
 
 def _bool(node) -> bool:
@@ -61,6 +71,11 @@ def _bool(node) -> bool:
 def shape_of(site: "CallSite"):
     """The static shape of a plain op's result, where the rule is known; else None."""
     q = site.qname
+    if q in shp.BINARY:
+        (a, a_av), (b, b_av) = site.arg(0, "x"), site.arg(1, "y")
+        if a is None or b is None:
+            return None
+        return shp.broadcast(_operand(a, a_av), _operand(b, b_av))
     if q in shp.ELEMENTWISE:
         first = site.node.args[0].value if site.node.args else None
         return shp.of(site.ev.value_of(first)) if first is not None else None

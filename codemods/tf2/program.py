@@ -28,6 +28,29 @@ from codemods.tf2.syntax import (assignments, bound_names, names_of, replace_nam
 RULE = "tf2"
 
 
+class Trial:
+    """A program's fields as they were (`Program.trial`)."""
+
+    def __init__(self, tr: "Program"):
+        self.tr = tr
+        self.fields = {k: (v, v.copy() if isinstance(v, (list, set, dict)) else None) for k, v in vars(tr).items()}
+        self.names = (tr.namer.taken.copy(), tr.namer.preferred.copy())  # fresh names taken meanwhile are free again
+
+    def restore(self) -> None:
+        for k, (value, copied) in self.fields.items():
+            if isinstance(value, list):
+                value[:] = copied
+            elif isinstance(value, (set, dict)):
+                value.clear()
+                value.update(copied)
+            setattr(self.tr, k, value)
+        taken, preferred = self.names
+        self.tr.namer.taken.clear()
+        self.tr.namer.taken.update(taken)
+        self.tr.namer.preferred.clear()
+        self.tr.namer.preferred.update(preferred)
+
+
 class Start:
     """A statement of a region block where it began: its input `line`, its place `index` in the block's
     output (step definitions put before it move it), how many value statements (`comps`) had been read
@@ -146,6 +169,11 @@ class Program:
         self.followed_locals: frozenset = frozenset()  # lists of helpers read in place, followed (their fresh names)
 
     # -- errors, notes, small builders ------------------------------------------------------------
+    def trial(self) -> "Trial":
+        """What this program holds now, to put back after reading something only for what it computes
+        (`Trial.restore`): its lists, sets and dicts in place (readers hold them), its other fields."""
+        return Trial(self)
+
     def refuse(self, reason: str, line: Optional[int] = None):
         raise Refuse(self.line if line is None else line, reason)
 

@@ -27,6 +27,11 @@ ELEMENTWISE = frozenset(f"tensorflow.{n}" for n in (
     "truediv", "math.divide", "squared_difference", "math.squared_difference",
     "nn.sigmoid_cross_entropy_with_logits",
 ))
+# of those, the ones of two tensors: their result has the two shapes broadcast (`tf.add(b, h)` is h's shape)
+BINARY = frozenset(f"tensorflow.{n}" for n in (
+    "add", "subtract", "multiply", "maximum", "minimum", "math.maximum", "math.minimum", "math.add", "math.multiply",
+    "div", "divide", "truediv", "math.divide", "squared_difference", "math.squared_difference", "pow", "math.pow",
+))
 REDUCTIONS = frozenset(f"tensorflow.{n}" for n in (
     "reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "math.reduce_mean",
     "math.reduce_sum", "argmax", "argmin", "math.argmax", "arg_max", "reduce_logsumexp", "reduce_any", "reduce_all",

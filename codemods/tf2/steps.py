@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
-from codemods.tf2 import assign_ops, emit, step_locals, step_reads
+from codemods.tf2 import assign_ops, emit, random_draws, step_locals, step_reads
 from codemods.tf2._base import Refuse
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef, Tensor
@@ -53,6 +53,8 @@ class Steps:
     var_lists: dict = field(default_factory=dict)   # tuple of TF 1.x variable names -> list name
     members: dict = field(default_factory=dict)     # list name -> tuple of TF 1.x variable names
     materialized: set = field(default_factory=set)  # comp indices already computed at module level
+    drawn: dict = field(default_factory=dict)       # comp index running a random op -> the step that runs it
+    drawing: Optional[frozenset] = None             # the script's functions that run a random op
 
     # -- variable lists -----------------------------------------------------------------------------
     def var_list(self, pairs: list, name: Optional[str] = None) -> cst.BaseExpression:
@@ -233,6 +235,10 @@ class Steps:
             need |= {leaf.name} if leaf.kind == FetchKind.TRAIN else names_of(leaf.node)
         comps = self.slice(need, fed=frozenset(fed))
         assign_ops.refuse_unordered(self.tr, leaves, comps, self.statements, self.slice)
+        if self.drawing is None:
+            self.drawing = random_draws.drawing_functions(tr.module, tr.names.qualified)
+        random_draws.one_stream(self.drawn, comps, ", ".join(
+            f"`{leaf.name or emit.code(leaf.node)}`" for leaf in leaves), tr.alias, self.drawing, tr.refuse)
         used = set()
         for c in comps:
             used |= names_of(cst.Module(body=c.body))
