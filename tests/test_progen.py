@@ -81,6 +81,9 @@ def _markers(ch) -> dict[str, list[str]]:
             ch.op_run],
         "loop_in": {"module": ["for units in hidden_units:"], "helper_arg": ["def dense_stack(h, widths):"],
                     "helper_default": ["def dense_stack(h, widths=["]}[ch.loop_in] if _loop_of_layers(ch) else [""],
+        "act": {"relu": [""], "helper": ["def leaky(t, alpha=0.2):"]}[ch.act],
+        "decay_at": {"step": [""], "examples": ["global_step * batch_size, decay_steps"]}[ch.decay_at]
+        if ch.lr == "decay" else [""],
     }
 
 
@@ -99,12 +102,14 @@ def test_sample_is_python_covers_every_value_and_writes_each():
         plain = _plain(source)
         for name, markers in _markers(ch).items():
             assert any(m in plain for m in markers), (seed, name, ch.dims[name], markers)
-            if name != "loop_in" or _loop_of_layers(ch):
+            if (name != "loop_in" or _loop_of_layers(ch)) and (name != "decay_at" or ch.lr == "decay"):
                 seen[name].add(ch.dims[name])
         if ch.none_filter == "yes" and ch.clip in ("apply", "value", "norm", "global_norm"):
             assert "if g is not None" in source, seed
         if ch.none_filter == "no":
             assert "unused" not in source and "is not None" not in source, seed
+        if ch.act == "helper" and ch.state != "loop":  # the hidden layers' activation, not only its def
+            assert re.search(r"= leaky\(", source), seed
         if ch.details["layout"] == "pep8" and "\ndef " in source:
             assert re.search(r"[^\n]\n\n\ndef ", source), seed
         seen.setdefault("layout", set()).add(ch.details["layout"])

@@ -37,10 +37,16 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # where the loop of state 'loop' runs over `tf.layers.dense` widths: the module, or a helper given the
     # widths as a list (`stack(h, [12, 8])`) or by its default (`def stack(h, widths=[12, 8])`)
     "loop_in": ("module", "helper_arg", "helper_default"),
+    # the hidden layers' activation: tf.nn.relu, or a helper of the script kept in the steps (DCGAN's leaky relu,
+    # `def leaky(t, alpha=0.2): return tf.maximum(t, alpha * t)`): the next layer is built from its result's shape
+    "act": ("relu", "helper"),
+    # where a decaying rate is evaluated: at the global step, or at the examples seen (`global_step * batch_size`,
+    # TensorFlow's MNIST tutorial)
+    "decay_at": ("step", "examples"),
 }
 # dimensions added after the first results: each drawn from a generator of its own (`choose`), so that
 # every other choice of a seed, and its program when the value is "none", stays what it was
-_SEPARATE = ("op_run", "loop_in")
+_SEPARATE = ("op_run", "loop_in", "act", "decay_at")
 
 # relative weights where uniform would be a poor mix (the dense front is the common program)
 _WEIGHTS = {"front": (4, 2, 2, 2)}

@@ -177,6 +177,14 @@ def dropout_line(ch: Choices, h: str, pfx: str) -> str | None:
     return None
 
 
+LEAKY = ["def leaky(t, alpha=0.2):", "    return tf.maximum(t, alpha * t)"]
+
+
+def activate(ch: Choices, value: str) -> str:
+    """A hidden layer's activation of `value`: tf.nn.relu, or the script's helper `leaky` (dimension act)."""
+    return f"leaky({value})" if ch.dims.get("act") == "helper" else f"tf.nn.relu({value})"
+
+
 def affine(ch: Choices, h: str, w: str, b: str) -> str:
     if ch.details["add_form"] == "tf_add":
         return f"tf.add(tf.matmul({h}, {w}), {b})"
@@ -191,14 +199,16 @@ def dense_lines(ch: Choices, h: str, ref, out: str, pfx: str = "") -> list[str]:
         last = i == len(layers) - 1
         if ch.api == "layers_dense":
             units = layers[i][1]
-            act = "" if last else ", activation=tf.nn.relu"
+            helper = ch.dims.get("act") == "helper"
+            act = "" if last or helper else ", activation=tf.nn.relu"
             target = out if last else f"h{i + 1}"
-            lines.append(f"{target} = tf.layers.dense({h}, {units}{act}, name={('dense_out' if last else f'dense{i + 1}')!r})")
+            dense = f"tf.layers.dense({h}, {units}{act}, name={('dense_out' if last else f'dense{i + 1}')!r})"
+            lines.append(f"{target} = {activate(ch, dense) if helper and not last else dense}")
         else:
             wkey, bkey = ("out", "b_out") if last else (f"h{i + 1}", f"b{i + 1}")
             target = out if last else f"h{i + 1}"
             value = affine(ch, h, ref(wkey), ref(bkey))
-            lines.append(f"{target} = {value}" if last else f"{target} = tf.nn.relu({value})")
+            lines.append(f"{target} = {value}" if last else f"{target} = {activate(ch, value)}")
         if not last:
             h = f"h{i + 1}"
             drop = dropout_line(ch, h, pfx) if (i == 0 or ch.details["dropout_every"]) else None
@@ -212,7 +222,8 @@ def loop_lines(ch: Choices, h: str, out: str) -> list[str]:
     lines = [f"h = {h}"]
     drop = dropout_line(ch, "h", "")
     if ch.api == "layers_dense":
-        loop = ["for units in hidden_units:", "    h = tf.layers.dense(h, units, activation=tf.nn.relu)"]
+        loop = ["for units in hidden_units:", "    h = tf.layers.dense(h, units, activation=tf.nn.relu)"
+                if ch.dims.get("act") != "helper" else "    h = leaky(tf.layers.dense(h, units))"]
         loop += ["    " + drop] if drop else []
         loop_in = ch.dims.get("loop_in", "module")
         if loop_in != "module":  # the loop in a helper, the widths given at its call
@@ -236,7 +247,7 @@ def loop_lines(ch: Choices, h: str, out: str) -> list[str]:
     body.append("params += [W, b]")
     body.append("h = " + affine(ch, "h", "W", "b"))
     body.append("if i < len(sizes) - 2:")
-    body.append("    h = tf.nn.relu(h)")
+    body.append(f"    h = {activate(ch, 'h')}")
     if drop:
         body.append("    " + drop)
     if scoped:
@@ -251,7 +262,7 @@ def loop_lines(ch: Choices, h: str, out: str) -> list[str]:
 def list_lines(ch: Choices, h: str, out: str) -> list[str]:
     """The dense layers read from lists of variables (state 'list')."""
     lines = [f"h = {h}", "for W, b in zip(weights[:-1], biases[:-1]):",
-             "    h = tf.nn.relu(" + affine(ch, "h", "W", "b") + ")"]
+             "    h = " + activate(ch, affine(ch, "h", "W", "b"))]
     drop = dropout_line(ch, "h", "")
     if drop:
         lines.append("    " + drop)

@@ -202,6 +202,8 @@ def render(ch: Choices) -> str:
     alias = training.optimizer_alias(ch)
     lines = head + imports + [""] + _data_lines(ch) + [""]
     lines += [f"{k} = {v}" for k, v in hypers.items()] + ([alias] if alias else []) + [""]
+    if ch.dims.get("act") == "helper":
+        lines += model.LEAKY + [""]
     lines += _alias(ch, graph) + [""]
     if ch.details["rebind_at"] == "before_session":
         lines += rebind

@@ -116,7 +116,8 @@ def train_lines(ch: Choices, loss: str, pfx: str) -> tuple[list[str], list[str]]
         lines.append(f"{lr} = tf.placeholder(tf.float32, shape=[], name='lr')")
     else:
         lr = f"{pfx}lr"
-        lines.append(f"{lr} = tf.train.exponential_decay(starter_learning_rate, {gs}, decay_steps, 0.9, "
+        at = f"{gs} * batch_size" if ch.dims.get("decay_at") == "examples" else gs
+        lines.append(f"{lr} = tf.train.exponential_decay(starter_learning_rate, {at}, decay_steps, 0.9, "
                      f"staircase={ch.details['staircase']})")
     step_kw = f", global_step={gs}" if ch.lr == "decay" else ""
     opt = ch.details["opt_name"]
