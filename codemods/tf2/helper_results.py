@@ -36,9 +36,8 @@ def returned(tr: "Program", site: "CallSite", fn: cst.FunctionDef, shaping: set,
     body = [st for st in fn.body.body if not _docstring(st)]
     if fn.name.value in shaping or not body or not _plain_ops(tr, fn, set()):
         return unknown
-    env = _call_env(tr, site, fn)
     steps = [st.body[0] if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 else None for st in body]
-    if env is None or not isinstance(steps[-1], cst.Return) or steps[-1].value is None or not all(
+    if not isinstance(steps[-1], cst.Return) or steps[-1].value is None or not all(
             isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
                                                                                      cst.Name)
             for small in steps[:-1]):
@@ -46,6 +45,9 @@ def returned(tr: "Program", site: "CallSite", fn: cst.FunctionDef, shaping: set,
     trial, kept = tr.trial(), set(pure)
     shaping.add(fn.name.value)
     try:
+        env = _call_env(tr, site, fn)  # its defaults read here too, and forgotten with the rest
+        if env is None:
+            return unknown
         for small in steps[:-1]:
             env[small.targets[0].target.value] = Evaluator(tr, env).evaluate(small.value)[0]
         av = Evaluator(tr, env).evaluate(steps[-1].value)[0]
