@@ -90,6 +90,14 @@ def comment_lines(text: str, width: int = 96) -> list:
     return [cst.EmptyLine(comment=cst.Comment("# " + line)) for line in lines]
 
 
+def paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` parenthesized unless it is an atom (a name, an attribute, a number, a call, a subscript): safe to
+    put where an operand goes."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Call, cst.Subscript)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 def with_comment(st: cst.BaseStatement, text: Optional[str]) -> cst.BaseStatement:
     """`st` with `text` as comment lines above it (after its own leading lines)."""
     if not text:

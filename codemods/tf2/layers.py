@@ -372,7 +372,7 @@ def dropout(site: "CallSite"):
     inputs, in_av = given["inputs"]
     if slim:
         keep = given["keep_prob"][0] or cst.Float("0.5")
-        rate = cst.BinaryOperation(cst.Integer("1"), cst.Subtract(), _paren(keep))
+        rate = cst.BinaryOperation(cst.Integer("1"), cst.Subtract(), emit.paren(keep))
         training, training_av = given["is_training"]
         default_on = True
     else:
@@ -405,11 +405,6 @@ def dropout(site: "CallSite"):
 def _none(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
-
-def _paren(node):
-    if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Call, cst.Subscript)):
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 FLATTEN = ("tensorflow.layers.flatten", "tensorflow.contrib.layers.flatten", "slim.flatten", "slim.layers.flatten")
