@@ -229,3 +229,18 @@ def test_contrib_lookup_is_tensorflows_lookup_ops(tmp_path):
         with v1.Session() as sess:
             sess.run(v1.tables_initializer())
             assert sess.run(ids).tolist() == [1, -1, 0]
+
+
+def test_contrib_losses_are_tf_slims_loss_ops_predictions_first():
+    """tf.contrib.losses (TF 1.15's loss_ops, tf-slim's losses): predictions first, the mean over the elements,
+    the loss in the LOSSES collection and in get_total_loss; mean_squared_error by hand."""
+    from tf1clip.contrib import losses
+
+    with tf.Graph().as_default():
+        predictions = tf.constant([[1.0, 2.0], [3.0, 5.0]])
+        labels = tf.constant([[1.0, 1.0], [1.0, 1.0]])
+        mse = losses.mean_squared_error(predictions, labels, weights=0.5)
+        total = losses.get_total_loss()
+        with v1.Session() as sess:
+            got, summed = sess.run([mse, total])
+    assert got == pytest.approx(0.5 * (0 + 1 + 4 + 16) / 4) and summed == pytest.approx(got)

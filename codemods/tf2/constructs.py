@@ -57,6 +57,8 @@ CALLS = {
     "tensorflow.reset_default_graph": lambda site: (Other(OtherKind.GRAPH_RESET, {"drop": True, "what": "the graph"}),
                                                     site.node),
 }
+# call → the keyword arguments its converter reads itself, where TF 1.x used them (`expressions` does not read them)
+DEFERRED = {**contrib_training.DEFERRED}
 CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
             | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS
@@ -184,5 +186,5 @@ def call_state(site: "CallSite"):
     site.refuse(f"calling `{site.tr.code(site.original.func)}` ({kind_of(receiver).value}) is not converted")
 
 
-__all__ = ["CALLS", "CREATORS", "METHODS", "REFERENCES", "attribute", "method", "call_state", "tf_call",
+__all__ = ["CALLS", "CREATORS", "DEFERRED", "METHODS", "REFERENCES", "attribute", "method", "call_state", "tf_call",
            "TFSymbol", "short"]

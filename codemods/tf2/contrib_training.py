@@ -5,11 +5,12 @@
 * `tf.contrib.layers.optimize_loss(loss, global_step, learning_rate, optimizer, clip_gradients=...)`:
   the optimizer (by name or class) on the learning rate, `compute_gradients` over the trainable
   variables, a float clip → `clip_by_global_norm`, a function → called on the (gradient,
-  variable) pairs, `apply_gradients` with the global step; fetching it gives the loss;
+  variable) pairs, `apply_gradients` with the global step; fetching it gives the loss; a
+  `learning_rate_decay_fn=lambda lr, gs: ...` is read with the rate and the global step, as TF 1.x called it;
 * `slim.learning.create_train_op(total_loss, optimizer, clip_gradient_norm=c)`: per-tensor
   `clip_by_norm` (an IndexedSlices clipped on its `.values`), the update, the global step;
   fetching it gives the loss, checked for inf/NaN.
-Arguments beyond these (noise, multipliers, decay functions, update ops) are refused.
+Arguments beyond these (noise, multipliers, update ops) are refused.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from codemods.tf2.model import Func, State, StateKind, StateRef
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
 from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class, row_for
 from codemods.tf2.step_reads import literal_reaching
+from codemods.tf2.syntax import replace_names
 from codemods.tf2.training import loss_name, train, variable_list
 
 if TYPE_CHECKING:
@@ -59,11 +61,12 @@ def _float_literal(site: "CallSite", node) -> bool:
 
 
 def optimize_loss(site: "CallSite"):
-    allowed = {"loss", "global_step", "learning_rate", "optimizer", "clip_gradients", "variables", "summaries", "name"}
+    allowed = {"loss", "global_step", "learning_rate", "optimizer", "clip_gradients", "variables", "summaries", "name",
+               "learning_rate_decay_fn"}
     extra = site.keywords() - allowed
     if extra or site.positional() > 4:
         site.refuse(f"optimize_loss arguments {sorted(extra) or 'beyond the first four'} are not converted (noise, "
-                    "multipliers, decay_fn, update_ops)")
+                    "multipliers, update_ops)")
     tr = site.tr
     loss = loss_name(site, *site.arg(0, "loss"))
     gs = site.arg(1, "global_step")
@@ -76,7 +79,8 @@ def optimize_loss(site: "CallSite"):
     if given is not None:  # an optimizer object: TF 1.x used it as it was (a learning_rate made only its variable)
         state = given
     else:
-        state = _optimizer_named(site, kind, kind_av, lr)
+        decay, _ = site.arg(None, "learning_rate_decay_fn")
+        state = _optimizer_named(site, kind, kind_av, lr if decay is None else _decayed(site, decay, lr, gs[0]))
     variables = variable_list(site, *site.arg(None, "variables"))
     clip_fn = None
     if clip is not None:
@@ -92,6 +96,28 @@ def optimize_loss(site: "CallSite"):
     tr.note("optimize_loss → tape.gradient, its clipping, apply_gradients and the global step increment; fetching "
             "it gives the loss, as in TF1")
     return train(site, state, loss, variables, gs, clip_fn, returns=loss)
+
+
+def _decayed(site: "CallSite", decay: cst.BaseExpression, lr: cst.BaseExpression, step: cst.BaseExpression):
+    """optimize_loss's `learning_rate_decay_fn(lr, global_step)`, called as TF 1.x called it: the lambda's body read
+    with the learning rate and the global step, its value the optimizer's rate (a decay of the step: its Keras
+    schedule, `optimizers.schedule`). TF 1.x passed a float rate as a variable holding it, which the decay read
+    once per step: the same numbers."""
+    if not isinstance(decay, cst.Lambda):
+        site.refuse(f"optimize_loss(learning_rate_decay_fn={emit.code(decay)}): a lambda written there is converted; a "
+                    "function of the script would stay in the TF 2 program with its TF 1.x decay")
+    params, body = decay.params, decay.body
+    names = [p.name.value for p in params.params]
+    if len(names) != 2 or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or \
+            params.star_kwarg is not None or params.posonly_params or any(p.default is not None for p in params.params):
+        site.refuse("optimize_loss's learning_rate_decay_fn with other parameters than (learning_rate, global_step) "
+                    "is not converted")
+    called = replace_names(body, dict(zip(names, (emit.paren(lr), emit.paren(step)))))
+    av, node = site.tr.evaluator(site.tr.env).evaluate(called)
+    site.tr.note(f"optimize_loss's learning_rate_decay_fn → `{emit.code(called)}`, its call with the learning rate "
+                 "and the global step, as TF 1.x made it")
+    return site.ev.adopt(node, av)
+
 
 
 def _optimizer_named(site: "CallSite", kind, kind_av, lr) -> State:
@@ -145,6 +171,8 @@ def create_train_op(site: "CallSite"):
     return train(site, owner_av.state, loss, variables, gs, clip_fn, returns=site.ev.target, check_numerics=True)
 
 
+# arguments a converter reads itself, where TF 1.x used them (not evaluated with the rest of the call)
+DEFERRED = {q: frozenset({"learning_rate_decay_fn"}) for q in OPTIMIZE_LOSS}
 CALLS = {
     CLIP_DECORATOR: clip_decorator,
     **{q: optimize_loss for q in OPTIMIZE_LOSS},

@@ -69,6 +69,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
         self.watch_inputs = False       # a gradient with respect to a value (a placeholder, a tensor), not a variable
         self.train = None               # a train op built by this expression (training.TrainInfo)
         self.sparse = False
+        self._deferred: set = set()     # ids of arguments a call's converter reads itself (constructs.DEFERRED)
 
     # -- results ------------------------------------------------------------------------------
     def evaluate(self, node: cst.BaseExpression) -> tuple:
@@ -80,6 +81,11 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             if refused is not None:
                 self.tr.refuse(refused)
         return self.value_of(new), new
+
+    def adopt(self, node: cst.BaseExpression, av: AV) -> cst.BaseExpression:
+        """`node`, read by another reader as `av`, known here as that value (a converter's own reading of an
+        argument it defers); `node` itself."""
+        return self._set(node, av)
 
     def value_of(self, node: Optional[cst.CSTNode]) -> AV:
         if node is None:
@@ -107,6 +113,10 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             self._runs.add(id(node))
             return False
         self._funcs.add(id(node.func))
+        deferred = constructs.DEFERRED.get(self.tr.names.qualified(node.func) or "")
+        if deferred:  # arguments its converter reads itself (optimize_loss's learning_rate_decay_fn)
+            self._deferred.update(id(a.value) for a in node.args
+                                  if a.keyword is not None and a.keyword.value in deferred)
         return True
 
     def _comp_targets(self, for_in) -> set:
@@ -135,7 +145,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             self._skip.add(id(p.name))
         self._bound.append(params)
         self.items.push(dict.fromkeys(params))
-        return True
+        return id(node) not in self._deferred  # a deferred one is read by its call's converter
 
     def visit_Param(self, node: cst.Param) -> Optional[bool]:
         self._skip.add(id(node.name))

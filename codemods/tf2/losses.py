@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.helpers import parse_template_module
 
-from codemods.tf2 import emit, regularization
+from codemods.tf2 import emit, names, regularization
 from codemods.tf2.call_args import is_false, number_value
 from codemods.tf2 import shapes as shp
 from codemods.tf2.syntax import names_of
@@ -53,9 +53,18 @@ LOSSES = {
         ("multi_class_labels", "logits"),
         "{tf}.nn.sigmoid_cross_entropy_with_logits(labels={tf}.cast({l}, {p}.dtype), logits={p})", True),
 }
+# tf.contrib.losses (`slim.losses`), what tf.losses replaced: the same formulas (compute_weighted_loss divided by
+# the number of elements with a nonzero weight, `_safe_div`: 0 for none; also into LOSSES), the predictions or
+# logits first. Its name → the tf.losses function of the same formula. Its sparse_softmax_cross_entropy reshaped
+# the labels to [batch] (`tf.reshape(labels, [tf.shape(labels)[0]])`) instead of squeezing them.
+CONTRIB = {f"{module}.{name}": f"tensorflow.losses.{name}"
+           for module in ("tensorflow.contrib.losses", "slim.losses")
+           for name in ("mean_squared_error", "absolute_difference", "sparse_softmax_cross_entropy",
+                        "softmax_cross_entropy", "sigmoid_cross_entropy")}
+TOTAL = ("tensorflow.losses.get_total_loss", "tensorflow.contrib.losses.get_total_loss", "slim.losses.get_total_loss")
 # each also added its loss to the graph's LOSSES collection (`tf.losses.get_total_loss` reads it): a
 # helper calling one is read at its calls, where TF 1.x ran it, as for the calls that make state
-CREATORS = set(LOSSES) | {"tensorflow.losses.get_total_loss"}  # (it reads the collections where it is called)
+CREATORS = set(LOSSES) | set(CONTRIB) | set(TOTAL)  # (get_total_loss reads the collections where it is called)
 WHY = ("TF 1.x's {name}: the loss per element, summed, divided by the number of elements (weights=1.0, "
        "SUM_BY_NONZERO_WEIGHTS, div_no_nan: 0 for an empty batch); also in the LOSSES collection")
 WHY_WEIGHTED = ("TF 1.x's {name}: the loss per element times the weights, summed, divided as compute_weighted_loss "
@@ -73,50 +82,54 @@ SMOOTHING = {
 
 
 def loss(site: "CallSite"):
-    params, template, same_shape = LOSSES[site.qname]
-    smoothing = site.qname in SMOOTHING
-    site.only(set(params) | {"reduction", "weights"} | ({"label_smoothing"} if smoothing else set()),
-              4 if smoothing else 3)
+    contrib = site.qname in CONTRIB
+    q = CONTRIB.get(site.qname, site.qname)
+    params, template, same_shape = LOSSES[q]
+    smoothing = q in SMOOTHING
+    site.only(set(params) | ({"weights"} if contrib else {"reduction", "weights"})
+              | ({"label_smoothing"} if smoothing else set()), 4 if smoothing else 3)
     tr = site.tr
     reduction = _reduction(site)
-    labels, labels_av = site.arg(0, params[0])
-    preds, preds_av = site.arg(1, params[1])
+    labels, labels_av = site.arg(1 if contrib else 0, params[0])  # contrib's: the predictions (or logits) first
+    preds, preds_av = site.arg(0 if contrib else 1, params[1])
     if labels is None or preds is None:
         site.refuse(f"`{site.qname.replace('tensorflow.', 'tf.')}` without labels and predictions")
-    short = site.qname.rsplit(".", 1)[1]
+    short, shown = q.rsplit(".", 1)[1], names.short(site.qname)
     if same_shape and not shp.compatible(shp.of(labels_av), shp.of(preds_av)):
-        site.refuse(f"tf.losses.{short}: the static shapes of labels and predictions are incompatible "
+        site.refuse(f"{shown}: the static shapes of labels and predictions are incompatible "
                     "(TF 1.x raised ValueError when it built the graph)")
     # an expression given (`tf.matmul(h, V)`): bound to a name first, built once as TF 1.x built it
     labels, preds = (_named(tr, node, av, what) for node, av, what in
                      ((labels, labels_av, "labels"), (preds, preds_av, "predictions")))
     uses = (names_of(labels) | names_of(preds)) & tr.graph_names()
-    if site.qname.endswith("sparse_softmax_cross_entropy"):
+    if contrib and short == "sparse_softmax_cross_entropy":  # contrib's reshape of the labels to [batch]
+        labels = emit.expr("{tf}.reshape({l}, [{tf}.shape({l})[0]])", tf=tr.alias, l=labels)
+    elif short == "sparse_softmax_cross_entropy":
         labels, preds = _squeezed(tr, labels, labels_av, preds, preds_av, uses)
         uses |= names_of(labels) | names_of(preds)
     if smoothing:
-        template = _smoothed(site, template)
-    weights = _weights(site, short)
+        template = _smoothed(site, q, template)
+    weights = _weights(site, shown)
     if weights is not None and isinstance(weights, cst.Name):
         uses |= names_of(weights) & tr.graph_names()
     per = tr.namer.fresh("losses" if short != "mean_squared_error" else "squared_error")
     why = WHY_SUM if reduction == "SUM" else WHY if weights is None else WHY_WEIGHTED
     first = emit.with_comment(emit.assign(per, emit.expr(template, tf=tr.alias, l=labels, p=preds)),
-                              why.format(name=f"tf.losses.{short}", reduction=reduction))
+                              why.format(name=shown, reduction=reduction))
     tr.add_comp([first], {per}, uses)
     tr.env[per] = Tensor()  # a value the loss reads (so each step that computes the loss computes it first)
-    value = _reduced(tr, per, weights, reduction)
+    value = _reduced(tr, per, weights, reduction, scaled_after=contrib)
     if site.target is None:  # a statement (the loss only goes to the collection), or part of an expression
         name = tr.namer.fresh(short)
         tr.add_comp([emit.assign(name, value)], {name}, {per})
         tr.env[name] = Tensor([])
         tr.losses.append(name)
-        tr.note(f"tf.losses.{short} → its TF 1.x formula, `{name}` (the LOSSES collection's entry)")
+        tr.note(f"{shown} → its TF 1.x formula, `{name}` (the LOSSES collection's entry)")
         if site.original is not site.ev.top:
             return Tensor([]), cst.Name(name)
         return Op(GraphOp(OpKind.COLLECTED, name)), site.node
     tr.losses.append(site.target)
-    tr.note(f"tf.losses.{short} → its TF 1.x formula (compute_weighted_loss, {reduction})")
+    tr.note(f"{shown} → its TF 1.x formula (compute_weighted_loss, {reduction})")
     return Tensor([]), value
 
 
@@ -130,7 +143,7 @@ def _named(tr, node, av, what: str) -> cst.Name:
     return cst.Name(name)
 
 
-def _smoothed(site: "CallSite", template: str) -> str:
+def _smoothed(site: "CallSite", q: str, template: str) -> str:
     """The per-element template with TF 1.x's label smoothing, decided as TF 1.x decided it (`> 0`)."""
     node, _ = site.arg(3, "label_smoothing")
     if node is None:
@@ -141,7 +154,7 @@ def _smoothed(site: "CallSite", template: str) -> str:
                     "`label_smoothing > 0` in Python while it built the graph")
     if value <= 0:
         return template
-    rule = SMOOTHING[site.qname].replace("{s}", emit.code(node).replace("{", "{{").replace("}", "}}"))
+    rule = SMOOTHING[q].replace("{s}", emit.code(node).replace("{", "{{").replace("}", "}}"))
     cast = "{tf}.cast({l}, {p}.dtype)"
     assert cast in template
     return template.replace(cast, "(" + rule.replace("{l}", cast) + ")")
@@ -160,11 +173,11 @@ def _weights(site: "CallSite", short_name: str):
         return cst.Float(repr(value)) if value != 0 else cst.Float("0.0")
     if isinstance(node, cst.Name) and getattr(av, "graph", False) and shp.of(av) == []:
         return node
-    site.refuse(f"tf.losses.{short_name}(weights={emit.code(node)}): only a number or a name of a scalar graph "
+    site.refuse(f"{short_name}(weights={emit.code(node)}): only a number or a name of a scalar graph "
                 "value is converted (TF 1.x required weights broadcastable to the losses, which TF 2 does not check)")
 
 
-def _reduced(tr, per: str, weights, reduction: str) -> cst.BaseExpression:
+def _reduced(tr, per: str, weights, reduction: str, scaled_after: bool = False) -> cst.BaseExpression:
     """TF 1.x's compute_weighted_loss of the losses `per`: the weighted sum, divided (div_no_nan) as the
     reduction says: SUM_BY_NONZERO_WEIGHTS by the number of elements whose weight is not 0, MEAN by the
     sum of the weights over the elements, SUM_OVER_BATCH_SIZE by the number of elements, SUM not at all."""
@@ -175,7 +188,9 @@ def _reduced(tr, per: str, weights, reduction: str) -> cst.BaseExpression:
                          tf=tr.alias, x=per)
     number = isinstance(weights, cst.Float)  # converted to float32 as TF 1.x's cast did
     w = weights if number else emit.expr("{tf}.cast({w}, {tf}.float32)", tf=tr.alias, w=weights)
-    total = emit.expr("{tf}.reduce_sum({x} * {w})", tf=tr.alias, x=per, w=w)
+    # contrib's _scale_losses summed the losses first, then scaled the sum by the (scalar) weight
+    total = emit.expr("{tf}.reduce_sum({x}) * {w}" if scaled_after else "{tf}.reduce_sum({x} * {w})", tf=tr.alias,
+                      x=per, w=w)
     if reduction == "SUM":
         return total
     if reduction == "MEAN":
@@ -280,5 +295,6 @@ def total_loss(site: "CallSite"):
 
 CALLS = {
     **{q: loss for q in LOSSES},
-    "tensorflow.losses.get_total_loss": total_loss,
+    **{q: loss for q in CONTRIB},
+    **{q: total_loss for q in TOTAL},
 }

@@ -10,14 +10,13 @@ from tf1clip.errors import UnsupportedSymbol
 
 # The tf.contrib submodules tf1clip provides (tf1clip.contrib.<name>).
 PROVIDED = ("cluster_resolver", "crf", "data", "eager", "estimator", "framework", "layers", "learn", "legacy_seq2seq",
-            "lookup", "opt", "rnn", "seq2seq", "slim", "tensorboard", "tpu", "training")
+            "lookup", "losses", "opt", "rnn", "seq2seq", "slim", "tensorboard", "tpu", "training")
 
 # tf.contrib.<submodule> that tf1clip does not provide.
 SUBMODULES = {
     "distribute": "use tf.distribute",
     "keras": "use tf.keras",
     "metrics": "use tf.compat.v1.metrics or tf.keras.metrics",
-    "losses": "use tf.compat.v1.losses",
     "summary": "use tf.compat.v2.summary (create_file_writer, scalar, ...)",
     "distributions": "use TensorFlow Probability (tfp.distributions)",
     "cudnn_rnn": "use tf.keras.layers.LSTM / GRU (they run cuDNN kernels on a GPU)",
