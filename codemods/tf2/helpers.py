@@ -50,7 +50,7 @@ class Functions:
         self._stack: list = []        # the functions being read as regions, the innermost last
         self.shared: dict = {}        # caller -> names it makes that a function it calls reads (`global`)
         self._program_facts = None    # unroll.program_facts, read once, when a helper's loop is first read
-        self._shaping: set = set()    # the kept helpers whose result is being read for its shape (`_returned`)
+        self._shaping: set = set()    # kept helpers whose result is being read for its shape (helper_results)
 
     # -- analysis -------------------------------------------------------------------------------
     def analyze(self, fn: cst.FunctionDef, seen: Optional[set] = None) -> HelperInfo:
@@ -350,4 +350,3 @@ def _local_functions(fn: cst.FunctionDef, local: set) -> dict:
     defs = [st for st in fn.body.body if isinstance(st, cst.FunctionDef)]
     names = [st.name.value for st in defs]
     return {st.name.value: Func(st) for st in defs if names.count(st.name.value) == 1 and st.name.value not in local}
-
