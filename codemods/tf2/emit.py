@@ -157,7 +157,7 @@ def add_preamble(body: list, preamble: list, imports: set, names) -> list:
     for i, st in enumerate(body[:first_use]):  # after the imports the definitions need (TensorFlow's)
         if isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
             last = i
-    start = last + 1 if last >= 0 else (1 if body and _is_docstring(body[0]) else 0)
+    start = last + 1 if last >= 0 else (1 if body and is_docstring(body[0]) else 0)
     defs = [d.with_changes(leading_lines=blank_lines()) if isinstance(
         d, (cst.FunctionDef, cst.ClassDef)) else d for d in preamble]
     rest = body[start:]
@@ -167,6 +167,7 @@ def add_preamble(body: list, preamble: list, imports: set, names) -> list:
     return body[:start] + new_imports + defs + rest
 
 
-def _is_docstring(st) -> bool:
+def is_docstring(st) -> bool:
+    """Is `st` a docstring (one string expression statement)?"""
     return (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Expr)
             and isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

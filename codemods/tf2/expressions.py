@@ -18,8 +18,8 @@ from codemods.children import children
 from codemods.tf2 import shapes as shp
 from codemods.tf2 import assign_ops, constructs, elements, flags, item_uses, rnn_cells, session, static_shapes
 from codemods.tf2.call_site import CallSite
-from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Number, Other, OtherKind,
-                                Seq, SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
+from codemods.tf2.model import (AV, HOST, Class, Element, Func, Input, Instance, Mapping, Other, OtherKind, Seq,
+                                SeqKind, StateKind, StateRef, TFSymbol, Tensor, holds_tf)
 from codemods.tf2.item_checks import ItemChecks
 from codemods.tf2.names import canonical, short
 from codemods.tf2.syntax import name_counts, name_nodes, target_names
@@ -369,7 +369,7 @@ class Evaluator(ItemChecks, cst.CSTTransformer):
             return self._set(updated, HOST)
         if any(isinstance(v, Seq) and v.graph or isinstance(v, Tensor) and not v.single for v in (left, right)):
             return self._set(updated, Tensor(single=False))  # `grads + [g]`: Python's lists, not one tensor
-        shape = shp.broadcast(_operand_shape(left, updated.left), _operand_shape(right, updated.right))
+        shape = shp.broadcast(shp.operand(left, updated.left), shp.operand(right, updated.right))
         return self._set(updated, Tensor(shape))
 
     def leave_UnaryOperation(self, original, updated):
@@ -419,14 +419,6 @@ def _holds_items(node: cst.CSTNode, items: set) -> bool:
     if isinstance(node, (cst.Tuple, cst.List)):
         return any(_holds_items(e.value, items) for e in node.elements)
     return isinstance(node, cst.Name) and node.value in items
-
-
-def _operand_shape(av: AV, node) -> Optional[list]:
-    """An operand's static shape: a number literal is a scalar (`h * 0.5` has the shape of `h`)."""
-    if not av.graph and (isinstance(node, (cst.Integer, cst.Float)) or isinstance(av, Number)):
-        return []
-    return _shape(av)
-
 
 
 def without_tf2_spelling(qname: str) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import ops
+from codemods.tf2 import emit, ops
 from codemods.tf2 import shapes as shp
 from codemods.tf2._base import Refuse
 from codemods.tf2.constructs import CALLS
@@ -33,7 +33,7 @@ def returned(tr: "Program", site: "CallSite", fn: cst.FunctionDef, shaping: set,
     and then forgotten (`Program.trial`: the helper is kept, and its TF 2 form read once, later);
     else one tensor, or a tuple or list of them."""
     unknown = Tensor(single=False)
-    body = [st for st in fn.body.body if not _docstring(st)]
+    body = [st for st in fn.body.body if not emit.is_docstring(st)]
     if fn.name.value in shaping or not body or not _plain_ops(tr, fn, set()):
         return unknown
     steps = [st.body[0] if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 else None for st in body]
@@ -123,7 +123,3 @@ def _number(tr: "Program", node: cst.BaseExpression) -> Optional[Number]:
         return Number()
     return None
 
-
-def _docstring(st: cst.BaseStatement) -> bool:
-    return isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Expr) and \
-        isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString))

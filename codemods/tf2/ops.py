@@ -14,7 +14,7 @@ import libcst as cst
 
 from codemods.tf2 import emit, flags
 from codemods.tf2 import shapes as shp
-from codemods.tf2.model import HOST, Number, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
+from codemods.tf2.model import HOST, Other, OtherKind, Seq, SeqKind, StateRef, Tensor, one_tensor
 from codemods.tf2.names import HOST_CALLS, short
 from codemods.tf2.api_changes import NoTF2Mapping, to_tf2
 
@@ -59,11 +59,6 @@ def _literal_shape(site, index, keyword):
     return shp.from_literal(node) if node is not None else None
 
 
-def _operand(node, av):
-    """An operand's static shape: a number written in the call is a scalar."""
-    return [] if isinstance(node, (cst.Integer, cst.Float)) or isinstance(av, Number) else shp.of(av)
-
-
 def _bool(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -75,7 +70,7 @@ def shape_of(site: "CallSite"):
         (a, a_av), (b, b_av) = site.arg(0, "x"), site.arg(1, "y")
         if a is None or b is None:
             return None
-        return shp.broadcast(_operand(a, a_av), _operand(b, b_av))
+        return shp.broadcast(shp.operand(a_av, a), shp.operand(b_av, b))
     if q in shp.ELEMENTWISE:
         first = site.node.args[0].value if site.node.args else None
         return shp.of(site.ev.value_of(first)) if first is not None else None

@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2.model import AV, Input, Shape, StateKind, StateRef, Tensor
+from codemods.tf2.model import AV, Input, Number, Shape, StateKind, StateRef, Tensor
 
 Dim = Optional[cst.BaseExpression]
 
@@ -122,6 +122,14 @@ def compatible(a: Shape, b: Shape) -> bool:
     if len(a) != len(b):
         return False
     return all(literal(x) is None or literal(y) is None or literal(x) == literal(y) for x, y in zip(a, b))
+
+
+def operand(av: AV, node: cst.BaseExpression) -> Shape:
+    """The static shape of an operand of arithmetic or a binary op: a number written there, or a helper's
+    parameter given one (`Number`), is a scalar (`h * 0.5` has the shape of `h`)."""
+    if not av.graph and (isinstance(node, (cst.Integer, cst.Float)) or isinstance(av, Number)):
+        return []
+    return of(av)
 
 
 def may_be_one(dim: Dim) -> bool:
