@@ -28,7 +28,7 @@ LAYERS = (
                   "distribute_analysis"}),
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {
-        "placeholders", "feed_dicts", "fetch_structures", "variables", "initializers", "layers", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
+        "placeholders", "feed_dicts", "fetch_structures", "variables", "initializers", "layers", "batch_norm", "keras_layers", "twin_classes", "rnn_cells", "rnn", "optimizers",
         "training", "contrib_training", "losses", "regularization", "static_shapes", "data", "summaries", "flags", "tf_logging", "checkpoints", "ops", "session", "assign_ops",
         "runtime_feeds", "loop_fills", "builds", "build_time", "arguments"}),
     ("interpreter", {

@@ -84,6 +84,8 @@ def _markers(ch) -> dict[str, list[str]]:
         "act": {"relu": [""], "helper": ["def leaky(t, alpha=0.2):"]}[ch.act],
         "decay_at": {"step": [""], "examples": ["global_step * batch_size, decay_steps"]}[ch.decay_at]
         if ch.lr == "decay" else [""],
+        "bn": {"none": [""], "not_wired": ["layers.batch_normalization("],
+               "wired": ["with tf.control_dependencies(update_ops):"]}[ch.bn],
     }
 
 
@@ -108,6 +110,11 @@ def test_sample_is_python_covers_every_value_and_writes_each():
             assert "if g is not None" in source, seed
         if ch.none_filter == "no":
             assert "unused" not in source and "is not None" not in source, seed
+        if ch.bn != "none":  # after the first hidden layer; the evaluation reads the moving averages
+            assert ("bn_training: False" in source) == (ch.evaluate == "yes"), seed
+            assert source.count("layers.batch_normalization(") == 1, seed
+        else:
+            assert "batch_normalization" not in source and "UPDATE_OPS" not in source, seed
         if ch.act == "helper" and ch.state != "loop":  # the hidden layers' activation, not only its def
             assert re.search(r"= leaky\(", source), seed
         if ch.details["layout"] == "pep8" and "\ndef " in source:

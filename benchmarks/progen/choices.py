@@ -43,10 +43,14 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     # where a decaying rate is evaluated: at the global step, or at the examples seen (`global_step * batch_size`,
     # TensorFlow's MNIST tutorial)
     "decay_at": ("step", "examples"),
+    # tf.layers.batch_normalization after the first hidden layer, its switch a placeholder_with_default(True) that the
+    # evaluation feeds False (so it reads the moving averages): its update ops wired into the train op
+    # (`with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):`) or not
+    "bn": ("none", "wired", "not_wired"),
 }
 # dimensions added after the first results: each drawn from a generator of its own (`choose`), so that
 # every other choice of a seed, and its program when the value is "none", stays what it was
-_SEPARATE = ("op_run", "loop_in", "act", "decay_at")
+_SEPARATE = ("op_run", "loop_in", "act", "decay_at", "bn")
 
 # relative weights where uniform would be a poor mix (the dense front is the common program)
 _WEIGHTS = {"front": (4, 2, 2, 2)}
@@ -76,6 +80,8 @@ def allowed(dims: dict[str, str], name: str, where: dict[str, set[str]] | None =
         values = tuple(v for v in values if v in where[name])
     if name == "api" and dims.get("state") in _HOLDS_VARIABLES:
         values = tuple(v for v in values if v != "layers_dense")
+    if name == "bn" and dims.get("state") in ("loop", "list"):  # their hidden layers are a loop's body
+        values = tuple(v for v in values if v == "none")
     if not values:
         raise ValueError(f"no value of {name} fits {dims}")
     return values

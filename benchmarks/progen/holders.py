@@ -47,6 +47,8 @@ def _placeholders(ch: Choices, pfx: str) -> list[str]:
     elif ch.dropout == "layers_training":
         lines.append(f"{pfx}is_training = tf.placeholder_with_default(False, shape=(), name='is_training')"
                      if ch.details["training_default"] else f"{pfx}is_training = tf.placeholder(tf.bool, name='is_training')")
+    if ch.dims.get("bn", "none") != "none":
+        lines.append(f"{pfx}bn_training = tf.placeholder_with_default(True, shape=(), name='bn_training')")
     return lines
 
 
@@ -112,7 +114,7 @@ def build(ch: Choices) -> Graph:
         return g
     g.lines += _placeholders(ch, "")
     g.names += ["x", "y"] + _extra_inputs(ch)
-    g.refs.update({"x": "x", "y": "y", **{n: n for n in _extra_inputs(ch)}})
+    g.refs.update({"x": "x", "y": "y", "bn_training": "bn_training", **{n: n for n in _extra_inputs(ch)}})
     name_of = {p.key: p.name for p in params}
 
     def plain(key):
@@ -241,7 +243,7 @@ def _class(ch: Choices, g: Graph, params: list[model.Param]) -> None:
     g.lines += ["", "", "model = Model()"]
     g.names.append("Model")
     refs = {"x": "model.x", "y": "model.y", "loss": "model.loss", "train_op": "model.train_op",
-            "logits": "model.logits"}
+            "logits": "model.logits", "bn_training": "model.bn_training"}
     refs.update({n: f"model.{n}" for n in _extra_inputs(ch)})
     if ch.lr == "fed":
         refs["lr"] = "model.lr"

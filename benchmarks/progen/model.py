@@ -211,6 +211,8 @@ def dense_lines(ch: Choices, h: str, ref, out: str, pfx: str = "") -> list[str]:
             lines.append(f"{target} = {value}" if last else f"{target} = {activate(ch, value)}")
         if not last:
             h = f"h{i + 1}"
+            if i == 0 and ch.dims.get("bn", "none") != "none":
+                lines.append(f"{h} = tf.layers.batch_normalization({h}, momentum=0.5, training={pfx}bn_training)")
             drop = dropout_line(ch, h, pfx) if (i == 0 or ch.details["dropout_every"]) else None
             if drop:
                 lines.append(drop)

@@ -66,6 +66,8 @@ def _feed(ch: Choices, refs: dict, train: bool, step: str) -> str:
             items.append(f"{refs['is_training']}: True")
         elif not (ch.details["training_default"] and ch.details["eval_omits_default"]):
             items.append(f"{refs['is_training']}: False")
+    if not train and ch.dims.get("bn", "none") != "none":
+        items.append(f"{refs['bn_training']}: False")
     if train and ch.lr == "fed":
         items.append(f"{refs['lr']}: learning_rate * 0.9 ** {step}")
     return "{" + ", ".join(items) + "}"

@@ -119,6 +119,12 @@ def train_lines(ch: Choices, loss: str, pfx: str) -> tuple[list[str], list[str]]
         at = f"{gs} * batch_size" if ch.dims.get("decay_at") == "examples" else gs
         lines.append(f"{lr} = tf.train.exponential_decay(starter_learning_rate, {at}, decay_steps, 0.9, "
                      f"staircase={ch.details['staircase']})")
+    if ch.dims.get("bn") == "wired":  # what follows is built under the batch normalization's update ops
+        head = len(lines)
+        rest, bound = train_lines(ch.__class__(ch.seed, {**ch.dims, "bn": "not_wired"}, ch.details), loss, pfx)
+        return lines + ["update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)",
+                        "with tf.control_dependencies(update_ops):"] + ["    " + line for line in rest[head:]], \
+            bound + ["update_ops"]
     step_kw = f", global_step={gs}" if ch.lr == "decay" else ""
     opt = ch.details["opt_name"]
     train_op = f"{pfx}train_op"

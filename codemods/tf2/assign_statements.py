@@ -134,7 +134,7 @@ class AssignStatements:
             comp = self.add_comp(ev.train.body, set(names), ev.uses, grads=list(ev.grads), train=True,
                                  returns=ev.train.returns, gradient_calls=ev.gradient_calls,
                                  watch_inputs=ev.watch_inputs,
-                                 deps=list(self.control))
+                                 deps=list(self.control) + ev.train.deps)
             comp.body[0] = comp.body[0].with_changes(leading_lines=comments_of(st.leading_lines))
             for n in names:
                 self.env[n] = Op(ev.train.op)

@@ -115,7 +115,7 @@ def saver(site: "CallSite"):
                           [emit.keyword(k, v) for k, v in kwargs.items()])
     names = {}
     for s in states:
-        for tf1, expr in s.info.get("vars", []):
+        for tf1, expr in s.info.get("vars", []) + s.info.get("other_vars", []):
             names[tf1] = tr.classes.rebase(s, expr)
         if s.kind == StateKind.VARIABLE and s.info.get("global_step"):
             names["global_step"] = s.expr()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import (checkpoints, contrib_training, data, flags, initializers, keras_layers, layers, losses, ops,
+from codemods.tf2 import (batch_norm, checkpoints, contrib_training, data, flags, initializers, keras_layers, layers, losses, ops,
                           optimizers, placeholders, regularization, rnn, rnn_cells, session, summaries, tf_logging,
                           training, variables)
 from codemods.tf2.model import (AV, HOST, AVKind, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
@@ -27,6 +27,7 @@ CALLS = {
     **variables.CALLS,
     **initializers.CALLS,
     **layers.CALLS,
+    **batch_norm.CALLS,
     **keras_layers.CALLS,
     **rnn_cells.CALLS,
     **rnn.CALLS,
@@ -59,7 +60,7 @@ CALLS = {
 }
 # call → the keyword arguments its converter reads itself, where TF 1.x used them (`expressions` does not read them)
 DEFERRED = {**contrib_training.DEFERRED}
-CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
+CREATORS = (placeholders.CREATORS | variables.CREATORS | layers.CREATORS | batch_norm.CREATORS | keras_layers.CREATORS | rnn_cells.CREATORS
             | rnn.CREATORS | optimizers.CREATORS | training.CREATORS | contrib_training.CREATORS | summaries.CREATORS
             | checkpoints.CREATORS | data.CREATORS | losses.CREATORS | regularization.CREATORS
             | variables.COLLECTION_READS)

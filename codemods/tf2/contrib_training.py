@@ -20,6 +20,7 @@ import libcst as cst
 
 from codemods.tf2 import emit
 from codemods.tf2.model import Func, State, StateKind, StateRef
+from codemods.tf2.names import short
 from codemods.tf2.optimizer_table import OPTIMIZE_LOSS_NAMES, OPTIMIZERS
 from codemods.tf2.optimizers import Opt, optimizer_args, optimizer_class, row_for
 from codemods.tf2.step_reads import literal_reaching
@@ -95,7 +96,7 @@ def optimize_loss(site: "CallSite"):
                         "of the script where the graph is built (TF1 raised for an int or a tensor)")
     tr.note("optimize_loss → tape.gradient, its clipping, apply_gradients and the global step increment; fetching "
             "it gives the loss, as in TF1")
-    return train(site, state, loss, variables, gs, clip_fn, returns=loss)
+    return _with_update_ops(site, train(site, state, loss, variables, gs, clip_fn, returns=loss))
 
 
 def _decayed(site: "CallSite", decay: cst.BaseExpression, lr: cst.BaseExpression, step: cst.BaseExpression):
@@ -168,7 +169,18 @@ def create_train_op(site: "CallSite"):
     variables = variable_list(site, None, None)
     tr.note("create_train_op → tape.gradient, per-tensor clip_by_norm, apply_gradients; fetching it gives the loss "
             "(checked for inf/NaN), as in TF1")
-    return train(site, owner_av.state, loss, variables, gs, clip_fn, returns=site.ev.target, check_numerics=True)
+    return _with_update_ops(site, train(site, owner_av.state, loss, variables, gs, clip_fn, returns=site.ev.target,
+                                        check_numerics=True))
+
+
+def _with_update_ops(site: "CallSite", made: tuple) -> tuple:
+    """optimize_loss and create_train_op ran the UPDATE_OPS collection (as it stood) before the update, as TF 1.x's
+    `update_ops=None` did: the batch normalization updates made so far are its dependencies."""
+    if site.tr.update_ops:
+        site.ev.train.deps = [op.name for op in site.tr.update_ops]
+        site.tr.note(f"{short(site.qname)} runs the {len(site.tr.update_ops)} batch normalization update(s) of "
+                     "UPDATE_OPS first, as TF 1.x did")
+    return made
 
 
 # arguments a converter reads itself, where TF 1.x used them (not evaluated with the rest of the call)

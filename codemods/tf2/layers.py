@@ -153,7 +153,7 @@ LAYERS = [
 BY_NAME = {n: row for row in LAYERS for n in row.names}
 
 
-def _given(site: "CallSite", row: LayerRow) -> dict:
+def given_args(site: "CallSite", row: LayerRow) -> dict:
     """TF 1.x keyword → node, for every argument given; refuses any the row does not know."""
     known = {a.tf1: a for a in row.args}
     by_pos = {a.position: a for a in row.args if a.position is not None}
@@ -184,8 +184,16 @@ def _short(q: str) -> str:
 
 def layer(site: "CallSite"):
     row = BY_NAME[site.qname]
+    given = given_args(site, row)
+    state, shape = layer_state(site, row, given, _create)
+    out_shape = row.shape(shape, given)
+    return Tensor(out_shape), emit.call(state.expr(), given["inputs"])
+
+
+def layer_state(site: "CallSite", row: LayerRow, given: dict, create: Callable) -> tuple:
+    """(the layer's State, its input's static shape): the layer TF 1.x's scopes and `reuse` name here, made by
+    `create(site, row, given, tf1 name, shape)` where TF 1.x made its variables, or the one it reuses."""
     tr = site.tr
-    given = _given(site, row)
     inputs = given.get("inputs")
     if inputs is None:
         site.refuse(f"`{_short(site.qname)}` without its input")
@@ -211,13 +219,10 @@ def layer(site: "CallSite"):
         if existing.info["row"] is not row:
             site.refuse(f"layer `{tf1}` is reused by a different kind of layer")
         tr.note(f"`{_short(site.qname)}` reuses layer `{tf1}` (line {existing.line}): the same Keras layer")
-        state = existing
-    else:
-        if reuse is True:
-            site.refuse(f"layer `{tf1}` does not exist yet and its scope has reuse=True (TF 1.x raised ValueError)")
-        state = _create(site, row, given, tf1, shape)
-    out_shape = row.shape(shape, given)
-    return Tensor(out_shape), emit.call(state.expr(), inputs)
+        return existing, shape
+    if reuse is True:
+        site.refuse(f"layer `{tf1}` does not exist yet and its scope has reuse=True (TF 1.x raised ValueError)")
+    return create(site, row, given, tf1, shape), shape
 
 
 # TF 1.x initializer arguments whose default is None: the variable is made by get_variable with no

@@ -48,6 +48,7 @@ class OpKind(enum.Enum):
     ITERATOR_INIT = "iterator_init"
     SUMMARY = "summary"
     MERGED = "merged"                # merged summaries
+    UPDATE = "update"                # a batch normalization layer's moving-average update (UPDATE_OPS)
     COLLECTED = "collected"          # a tf.losses loss written as a statement: only the LOSSES collection has it
     WRITTEN = "written"              # add_summary: the fetched values written under the writer
 
@@ -198,6 +199,7 @@ class Comp:
     owner: Optional[tuple] = None   # (instance, its `self` name) when made inside a method
     default_of: Optional[str] = None  # computes a placeholder_with_default's default: left out where it is fed
     at: tuple = ()                  # the input lines being read when it was made, outermost first
+    update_of: Optional[str] = None  # a batch normalization update: its layer's TF 1.x name
 
 
 @dataclass(eq=False)

@@ -122,6 +122,13 @@ def shape_of(site: "CallSite"):
              "tensorflow.zeros", "tensorflow.ones", "tensorflow.random.normal", "tensorflow.random.uniform",
              "tensorflow.random.truncated_normal"):
         return _literal_shape(site, 0, "shape")
+    if q == "tensorflow.constant":  # `tf.constant(0.1, shape=[n_hidden])`: its shape; a number alone: a scalar
+        given = _literal_shape(site, 2, "shape")
+        value, _ = site.arg(0, "value")
+        return given if given is not None else [] if isinstance(value, (cst.Integer, cst.Float)) and \
+            site.arg(2, "shape")[0] is None else None
+    if q == "tensorflow.fill":
+        return _literal_shape(site, 0, "dims")
     if q in ("tensorflow.nn.softmax_cross_entropy_with_logits", "tensorflow.nn.softmax_cross_entropy_with_logits_v2"):
         s = shp.of(site.arg(None, "logits")[1])
         return None if s is None else s[:-1]

@@ -131,6 +131,7 @@ class Program:
         self.origins: dict = {}
         self.steps: StepBuilder = None   # the parts the interpreter makes (interpret.Translator)
         self.control: list = []          # names of ops under `with tf.control_dependencies(...)`
+        self.update_ops: list = []       # the UPDATE_OPS collection: batch normalization updates (GraphOp)
         self.loop_depth = 0
         self.functions: HelperReader = None
         self.classes: MethodReader = None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import data, emit, feed_dicts, fetch_structures, runtime_feeds, summaries
+from codemods.tf2 import batch_norm, data, emit, feed_dicts, fetch_structures, runtime_feeds, summaries
 from codemods.tf2.fetch_structures import Structure
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import (HOST, AVKind, Element, Input, Mapping, Op, OpKind, Other, OtherKind, Seq, SeqKind, Session,
@@ -83,6 +83,10 @@ def _fetch(tr: "Program", node) -> Fetch:
     if tr.pending:
         tr.refuse(f"sess.run of `{emit.code(node)}` creates state: not converted")
     name = node.value if isinstance(node, cst.Name) else None
+    if batch_norm.fetched(av):
+        tr.refuse(f"sess.run of `{emit.code(node)}`, batch normalization's update ops: TF 1.x gave the moving averages "
+                  "after an update it ran in an order it left open with the rest of the run; not converted (wire them "
+                  "in with tf.control_dependencies instead)")
     if isinstance(av, Op):
         if av.op.kind == OpKind.INIT:
             return Fetch(FetchKind.INIT, new)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
-from codemods.tf2 import assign_ops, emit, random_draws, step_locals, step_reads
+from codemods.tf2 import assign_ops, batch_norm, emit, random_draws, step_locals, step_reads
 from codemods.tf2._base import Refuse
 from codemods.tf2.interfaces import FetchKind, Leaf
 from codemods.tf2.model import HOST, Seq, StateKind, StateRef, Tensor
@@ -237,8 +237,9 @@ class Steps:
         assign_ops.refuse_unordered(self.tr, leaves, comps, self.statements, self.slice)
         if self.drawing is None:
             self.drawing = random_draws.drawing_functions(tr.module, tr.names.qualified)
-        random_draws.one_stream(self.drawn, comps, ", ".join(
-            f"`{leaf.name or emit.code(leaf.node)}`" for leaf in leaves), tr.alias, self.drawing, tr.refuse)
+        what = ", ".join(f"`{leaf.name or emit.code(leaf.node)}`" for leaf in leaves)
+        random_draws.one_stream(self.drawn, comps, what, tr.alias, self.drawing, tr.refuse)
+        batch_norm.one_update_per_layer(comps, what, tr.refuse)
         used = set()
         for c in comps:
             used |= names_of(cst.Module(body=c.body))

@@ -12,7 +12,7 @@ themselves are `optimizers`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
@@ -32,6 +32,7 @@ class TrainInfo:
     body: list                            # the update's statements, in the step that runs it
     returns: Optional[cst.BaseExpression]  # what fetching it gives (None: nothing)
     op: GraphOp
+    deps: list = field(default_factory=list)  # ops it runs first besides the `with` block's (optimize_loss's UPDATE_OPS)
 
 
 # -- gradients and updates ------------------------------------------------------------------------------

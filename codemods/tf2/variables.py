@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, regularization
+from codemods.tf2.batch_norm import collection as batch_norm_collection
 from codemods.tf2 import shapes as shp
 from codemods.tf2.call_args import FLOAT32, is_false, literal_str
 from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, Session,
@@ -253,6 +254,8 @@ def get_collection(site: "CallSite"):
         site.tr.note(f"tf.get_collection(REGULARIZATION_LOSSES) → the {len(site.tr.regularization)} regularization "
                      "terms made so far")
         return regularization.terms(site.tr)
+    if q == "tensorflow.GraphKeys.UPDATE_OPS":
+        return batch_norm_collection(site, scope)
     if q not in ("tensorflow.GraphKeys.TRAINABLE_VARIABLES",) or (scope is not None and literal_str(scope) is None):
         site.refuse(f"tf.get_collection({emit.code(key)}{', ...' if scope is not None else ''}) is not converted "
                     "(only the trainable variables, by a scope given as a string)")

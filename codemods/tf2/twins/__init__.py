@@ -31,11 +31,12 @@ import libcst as cst
 from codemods.tf2._base import code
 from codemods.tf2.call_args import keyword_arg, with_commas
 from codemods.tf2.twins import (basic_lstm_cell, basic_rnn_cell, bidirectional_dynamic_rnn, dropout_wrapper,
-                                dynamic_rnn, gru_cell, lstm_cell, lstm_state_tuple, multi_rnn_cell, slim_batch_norm,
+                                dynamic_rnn, gru_cell, layers_batch_norm, lstm_cell, lstm_state_tuple, multi_rnn_cell,
+                                slim_batch_norm,
                                 static_rnn)
 
 MODULES = (lstm_state_tuple, basic_lstm_cell, basic_rnn_cell, lstm_cell, gru_cell, dropout_wrapper, multi_rnn_cell,
-           dynamic_rnn, static_rnn, bidirectional_dynamic_rnn, slim_batch_norm)
+           dynamic_rnn, static_rnn, bidirectional_dynamic_rnn, slim_batch_norm, layers_batch_norm)
 BY_CLASS = {m.CLASS: m for m in MODULES}
 TWINS = {name: m for m in MODULES if hasattr(m, "PARAMS") for name in m.TF1}
 
