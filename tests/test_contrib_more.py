@@ -244,3 +244,31 @@ def test_contrib_losses_are_tf_slims_loss_ops_predictions_first():
         with v1.Session() as sess:
             got, summed = sess.run([mse, total])
     assert got == pytest.approx(0.5 * (0 + 1 + 4 + 16) / 4) and summed == pytest.approx(got)
+
+
+def test_slim_batch_norm_of_a_4d_input_runs_under_run(tmp_path):
+    """tf-slim sends a 4-D batch_norm to the core layer, which TF 2.21 loads from `tf_keras.legacy_tf_layers`
+    (tf-keras 2.21 ships it under `tf_keras.src`): it crashed with ModuleNotFoundError. Its numbers: the
+    batch normalized (mean 0, variance v / (v + 0.001) per channel), and the update moved the moving mean by
+    (1 - decay) of the batch mean."""
+    script = tmp_path / "bn4d.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import tensorflow as tf
+        x = tf.constant(np.arange(32, dtype=np.float32).reshape(2, 2, 2, 4))
+        y = tf.contrib.layers.batch_norm(x, decay=0.5)
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            moved = tf.identity(y)
+        mean = [v for v in tf.global_variables() if v.name.endswith("moving_mean:0")][0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = sess.run(moved)
+            print("out", out.mean(axis=(0, 1, 2)).round(5).tolist(), out.var(axis=(0, 1, 2)).round(5).tolist())
+            print("moving_mean", sess.run(mean).round(5).tolist())
+    """))
+    proc = run_tf1clip("run", script, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    values = np.arange(32, dtype=np.float32).reshape(2, 2, 2, 4)
+    var = values.var(axis=(0, 1, 2))
+    assert f"out {[0.0] * 4} {np.round(var / (var + 0.001), 5).tolist()}" in proc.stdout, proc.stdout
+    assert f"moving_mean {np.round(values.mean(axis=(0, 1, 2)) * 0.5, 5).tolist()}" in proc.stdout, proc.stdout

@@ -34,6 +34,7 @@ with tf.Session() as sess:
         print("step", i, round(float(l), 4))
     print("eval", round(float(sess.run(loss, {{x: xs * 0.5, y: ys, is_training: False}})), 4))
 '''
+SLIM = "import tensorflow.contrib.slim as slim"
 DENSE = "h = tf.matmul(x, W1)\nh = tf.layers.batch_normalization(h, momentum=0.5, training=is_training{extra})\n" \
         "pred = tf.matmul(tf.nn.relu(h), W2)"
 CONV = ("img = tf.reshape(x, [-1, 2, 2, 1])\n"
@@ -101,7 +102,24 @@ VARIANTS = {  # variant: (head, model, train)
             "name='bn', reuse=reuse)\n"
             "    return tf.matmul(h, W2)\n"
             "pred = disc(x) + disc(x * 2.0, reuse=True)", PLAIN),
+    # tf-slim's batch_norm: a 2-D input through slim's own fused path (beta made first, a Python decay), a 4-D
+    # one through the core layer; training on by default; updates_collections=None moves them with the output
+    "slim_2d_scale_wired": (SLIM, DENSE.format(extra="").replace(
+        "tf.layers.batch_normalization(h, momentum=0.5, training=is_training)",
+        "slim.batch_norm(h, decay=0.5, scale=True, is_training=is_training)"), WIRED),
+    "contrib_4d_default_switch": ("", CONV.replace(
+        "tf.layers.batch_normalization(h, training=is_training, momentum=0.5)",
+        "tf.contrib.layers.batch_norm(h, 0.5, scale=True)"), WIRED),
+    "slim_forced_updates_activation": (SLIM, DENSE.format(extra="").replace(
+        "tf.layers.batch_normalization(h, momentum=0.5, training=is_training)",
+        "slim.batch_norm(h, decay=0.5, is_training=is_training, updates_collections=None, "
+        "activation_fn=tf.nn.relu)"), PLAIN),
+    "slim_create_train_op": ("slim = tf.contrib.slim", DENSE.format(extra="").replace(
+        "tf.layers.batch_normalization(h, momentum=0.5, training=is_training)",
+        "slim.batch_norm(h, decay=0.5, is_training=is_training)"),
+        "train_op = slim.learning.create_train_op(loss, tf.train.AdamOptimizer(0.05))"),
 }
+SLIM_FORCED = ("slim_forced_updates_activation",)
 ALWAYS = ("conv_fused_wired", "dense_not_wired", "bias_before_switch")
 # no run reaches an update: none is wired in, or the collection was read before the layer put its update there
 NOT_WIRED = ("dense_not_wired", "collected_before_the_layer", "default_switch_is_inference", "reused_not_wired")
@@ -112,9 +130,12 @@ def test_batch_normalization_trains_and_evaluates_like_tf1(variant, tmp_path):
     head, model, train = VARIANTS[variant]
     text = TEXT.format(head=head, model=model, train=train)
     out = tier_output(text)
-    assert "LayersBatchNorm(" in out and "layers.batch_normalization(" not in out, out
+    assert "LayersBatchNorm(" in out, out
+    assert not any(tf1 in out for tf1 in ("layers.batch_normalization(", "slim.batch_norm(", "layers.batch_norm(")), out
     wired = variant not in NOT_WIRED
-    assert (".update_moving_averages(" in out) == wired, out  # a step runs the update where TF 1.x's run did
+    # a step runs the update where TF 1.x's run did (slim's forced updates: with the output)
+    assert (".update_moving_averages(" in out) == (wired and variant not in SLIM_FORCED), out
+    assert (".normalize_and_update(" in out) == (variant in SLIM_FORCED), out
     if variant in sampled(VARIANTS, ALWAYS):
         assert_prints_and_trains_alike(tmp_path, text, 4)
 

@@ -3,7 +3,8 @@
 tf-slim (the newest release) still reaches for names that TensorFlow's private modules no
 longer have: `ops.Tensor` and `ops.IndexedSlices` (clip_gradient_norms, multiply_gradients,
 optimize_loss crash on them), `control_flow_ops.cond` (slim's smart_cond: batch_norm and
-dropout with a Tensor `is_training`), `array_ops.stack`. Rather than editing TensorFlow's
+dropout with a Tensor `is_training`), `array_ops.stack`, and the core batch norm layer under
+`tf_keras.legacy_tf_layers` (a 4-D batch_norm). Rather than editing TensorFlow's
 modules for every library in the process, each tf_slim module gets its own view of those
 modules, with the missing names put back pointing at their TF 2.21 homes. The code that
 runs is tf-slim's own, so its numerics are tf-slim's (= tf.contrib's).
@@ -44,9 +45,26 @@ def _views():
     }
 
 
+def _legacy_layers() -> None:
+    """TF 2.21's `tensorflow.python.layers.normalization` loads `tf_keras.legacy_tf_layers.normalization`
+    lazily, and tf-keras 2.21 ships that package as `tf_keras.src.legacy_tf_layers`: tf-slim's batch_norm of
+    a 4-D input (its core-layer path) crashed with ModuleNotFoundError. The old names are given to the
+    package tf-keras has."""
+    import importlib
+
+    for sub in ("", ".base", ".normalization"):
+        if "tf_keras.legacy_tf_layers" + sub not in sys.modules:
+            try:
+                module = importlib.import_module("tf_keras.src.legacy_tf_layers" + sub)
+            except ImportError:  # no tf-keras: the core layer is not there to reach
+                return
+            sys.modules["tf_keras.legacy_tf_layers" + sub] = module
+
+
 def load():
     """Import tf_slim with its TF 2.21 breakages mended; returns the tf_slim module."""
     global _PATCHED
+    _legacy_layers()
     import tf_slim
     from tf_slim import learning  # noqa: F401 - pulled in so it gets mended too
     from tf_slim.layers import optimizers  # noqa: F401

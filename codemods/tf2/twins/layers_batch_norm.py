@@ -14,11 +14,17 @@ The output and the update are two calls. The layer's call (`bn(x, training=t)`) 
 changes nothing. `bn.update_moving_averages(x, training=t)` is the update op, run by the step functions
 whose TF 1.x run ran it. `training` is a Python bool or a boolean tensor (a fed switch), as in TF 1.x.
 Variables `<name>/gamma`, `beta`, `moving_mean`, `moving_variance`, made in that order, as TF 1.x did.
+
+tf-slim's `batch_norm` (`tf.contrib.layers.batch_norm`) is the same twin with its own defaults (decay
+0.999, no gamma, training on): a 4-D input went to the core layer above; a 2-D input to slim's own fused
+path, reshaped to 4-D, which made beta before gamma (`beta_first`) and took its decay as a Python float
+(`float32_decay=False`); `updates_collections=None` moved the averages with the output
+(`normalize_and_update`).
 """
 
 CLASS = "LayersBatchNorm"
 NEEDS: tuple = ()
-TF1 = ("tensorflow.layers.batch_normalization",)
+TF1 = ("tensorflow.layers.batch_normalization", "slim.batch_norm", "tensorflow.contrib.layers.batch_norm")
 KIND = "layer"
 SOURCE = '''\
 class LayersBatchNorm(tf.keras.layers.Layer):
@@ -26,22 +32,25 @@ class LayersBatchNorm(tf.keras.layers.Layer):
     averages otherwise (through the fused kernel for a 4-D input, as TF 1.x did); `update_moving_averages`
     moves them as TF 1.x's UPDATE_OPS did."""
 
-    def __init__(self, momentum=0.99, epsilon=0.001, center=True, scale=True, fused=False,
-                 name="batch_normalization", **kwargs):
+    def __init__(self, momentum=0.99, epsilon=0.001, center=True, scale=True, fused=False, beta_first=False,
+                 float32_decay=None, name="batch_normalization", **kwargs):
         super().__init__(name=name, **kwargs)
         self.momentum = momentum
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
         self.fused = fused
+        self.beta_first = beta_first  # tf-slim's own fused path (a 2-D input) made beta before gamma
+        self.float32_decay = fused if float32_decay is None else float32_decay
 
     def build(self, input_shape):
         channels = int(input_shape[-1])
         self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(name="gamma", shape=(channels,), initializer="ones")
-        if self.center:
-            self.beta = self.add_weight(name="beta", shape=(channels,), initializer="zeros")
+        for made in (("beta", "gamma") if self.beta_first else ("gamma", "beta")):
+            if made == "gamma" and self.scale:
+                self.gamma = self.add_weight(name="gamma", shape=(channels,), initializer="ones")
+            if made == "beta" and self.center:
+                self.beta = self.add_weight(name="beta", shape=(channels,), initializer="zeros")
         self.moving_mean = self.add_weight(name="moving_mean", shape=(channels,), initializer="zeros",
                                            trainable=False)
         self.moving_variance = self.add_weight(name="moving_variance", shape=(channels,), initializer="ones",
@@ -51,10 +60,12 @@ class LayersBatchNorm(tf.keras.layers.Layer):
         channels = inputs.shape[-1]
         gamma = tf.ones([channels]) if self.gamma is None else tf.convert_to_tensor(self.gamma)
         beta = tf.zeros([channels]) if self.beta is None else tf.convert_to_tensor(self.beta)
+        x = tf.reshape(inputs, [-1, 1, 1, channels]) if len(inputs.shape) == 2 else inputs  # tf-slim's 2-D path
         y, mean, variance, _, _, _ = tf.raw_ops.FusedBatchNormV3(
-            x=inputs, scale=gamma, offset=beta, mean=tf.convert_to_tensor(self.moving_mean),
+            x=x, scale=gamma, offset=beta, mean=tf.convert_to_tensor(self.moving_mean),
             variance=tf.convert_to_tensor(self.moving_variance), epsilon=self.epsilon, data_format="NHWC",
             is_training=training)
+        y = tf.reshape(y, [-1, channels]) if len(inputs.shape) == 2 else y
         return y, mean, variance  # in training: the batch mean and the variance with Bessel's correction
 
     def _batch(self, inputs, training):
@@ -82,11 +93,21 @@ class LayersBatchNorm(tf.keras.layers.Layer):
         if not tf.is_tensor(training) and not training:
             return tf.constant(False)
         _, mean, variance = self._batch(inputs, training)
-        # TF 1.x's decay: 1 - momentum, in float32 where its fused path made the momentum a tensor first
-        decay = 1.0 - (tf.constant(self.momentum, tf.float32) if self.fused else self.momentum)
+        self._move(mean, variance, training)
+        return tf.constant(True)
+
+    def normalize_and_update(self, inputs, training=True):
+        """The output, its moving averages moved first (tf-slim's updates_collections=None)."""
+        y, mean, variance = self._batch(inputs, training)
+        if tf.is_tensor(training) or training:
+            self._move(mean, variance, training)
+        return y
+
+    def _move(self, mean, variance, training):
+        # TF 1.x's decay: 1 - momentum, in float32 where the core layer's fused path made the momentum a tensor
+        decay = 1.0 - (tf.constant(self.momentum, tf.float32) if self.float32_decay else self.momentum)
         if tf.is_tensor(training):  # a switch that is off leaves them, as TF 1.x's cond did
             decay = tf.where(training, tf.cast(decay, tf.float32), 0.0)
         self.moving_mean.assign_sub((self.moving_mean - mean) * decay)
         self.moving_variance.assign_sub((self.moving_variance - variance) * decay)
-        return tf.constant(True)
 '''
