@@ -116,6 +116,12 @@ class AssignStatements:
             return True
         return False
 
+    def flush_promoted(self, out: list) -> None:
+        """The `self.<local> = <local>` a value statement made in a method just needed (`classes.promote`): in the
+        method, after the statement, before anything the method does next (the method may end here)."""
+        out.extend(self.pending)
+        self.pending = []
+
     def place(self, st, small, target, av: AV, ev: Evaluator, out: list) -> None:
         """Put an evaluated assignment where its kind says: state in place, a value in the steps."""
         pending, self.pending = self.pending, []
@@ -135,6 +141,7 @@ class AssignStatements:
                                  returns=ev.train.returns, gradient_calls=ev.gradient_calls,
                                  watch_inputs=ev.watch_inputs,
                                  deps=list(self.control) + ev.train.deps)
+            self.flush_promoted(out)
             comp.body[0] = comp.body[0].with_changes(leading_lines=comments_of(st.leading_lines))
             for n in names:
                 self.env[n] = Op(ev.train.op)
@@ -168,6 +175,7 @@ class AssignStatements:
             self.add_comp(body, set(names), ev.uses, grads=list(ev.grads), gradient_calls=ev.gradient_calls,
                           watch_inputs=ev.watch_inputs,
                           deps=list(self.control))
+            self.flush_promoted(out)
             # not known as one tensor (an item or a selection of a list the model follows): a structure, as far as
             # a fetch of it is concerned
             self.bind(target, av if (av.graph or isinstance(av, Op)) else Tensor(single=False, chosen=True))

@@ -58,6 +58,18 @@ def pairs(target, value) -> dict:
     return {}
 
 
+def folded_str(node) -> Optional[str]:
+    """The string an expression of constants makes (`'layer_%d' % 0`, `'conv{}'.format(1)`, `f'w{2}'`, a
+    literal), as Python computes it; None for anything else."""
+    if node is None:
+        return None
+    folded = node.visit(Fold({}))
+    if isinstance(folded, cst.SimpleString) and "b" not in folded.prefix.lower():
+        value = folded.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
 class Fold(Replace):
     """The pass's names → their constants, and `'fmt' % constants` / `f'...{constant}...'` → the string."""
 
@@ -66,6 +78,11 @@ class Fold(Replace):
         return updated if new is updated else new.deep_clone()  # each place its own node
 
     def leave_BinaryOperation(self, original, updated):
+        if isinstance(updated.operator, cst.Add) and isinstance(updated.left, cst.SimpleString) and \
+                isinstance(updated.right, cst.SimpleString):  # 'conv' + '1'
+            left, right = updated.left.evaluated_value, updated.right.evaluated_value
+            if isinstance(left, str) and isinstance(right, str):
+                return cst.SimpleString(repr(left + right))
         if not (isinstance(updated.operator, cst.Modulo) and isinstance(updated.left, cst.SimpleString)):
             return updated
         try:
@@ -73,6 +90,21 @@ class Fold(Replace):
             values = ast.literal_eval(code(updated.right))
             text = fmt % values
         except (ValueError, TypeError, SyntaxError, KeyError):
+            return updated
+        return cst.SimpleString(repr(text)) if isinstance(text, str) else updated
+
+    def leave_Call(self, original, updated):
+        """`'layer_{}'.format(0)`: str.format of constants."""
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.SimpleString)
+                and func.attr.value == "format") or any(a.star for a in updated.args):
+            return updated
+        try:
+            fmt = ast.literal_eval(func.value.value)
+            args = [ast.literal_eval(code(a.value)) for a in updated.args if a.keyword is None]
+            kwargs = {a.keyword.value: ast.literal_eval(code(a.value)) for a in updated.args if a.keyword is not None}
+            text = fmt.format(*args, **kwargs)
+        except (ValueError, TypeError, SyntaxError, KeyError, IndexError, AttributeError):
             return updated
         return cst.SimpleString(repr(text)) if isinstance(text, str) else updated
 

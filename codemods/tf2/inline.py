@@ -192,6 +192,7 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
         elif not isinstance(new, cst.RemovalSentinel):
             tr.origins[new] = tr.line_of(s)
             body.append(new)
+    body, prologue = _settled(tr, body, prologue, {p: given[p] for p in params if p in _assigned(fn.body)}, values)
     body = _bind_return(body, target, tr, name)
     for n in _walk_all(cst.Module(body=body)):
         if isinstance(n, cst.Return):
@@ -203,6 +204,26 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
         tr.origins[first] = tr.origins.get(out[0], tr.line)
         out[0] = first
     return out
+
+
+def _settled(tr: "Program", body: list, prologue: list, assigned: dict, values: dict) -> tuple:
+    """A parameter the body assigns only in a branch its constants decided away (`if debug: input_shape =
+    [50, 784]` with `debug=False`) is its argument again, as for any parameter the body only reads: (body,
+    prologue) with it read as written and its binding dropped."""
+    bound = _assigned(cst.Module(body=body))
+    settled = {}
+    for p, arg in assigned.items():
+        fresh = values[p].value
+        if fresh in bound or not (_simple(arg) or fixed_values.literal_sequence(arg)
+                                  and fixed_values.read_only_in(body, fresh, tr.names.is_tf)):
+            continue
+        settled[fresh] = arg
+    if not settled:
+        return body, prologue
+    renamer = Rename(settled, tr)
+    body = [s.visit(renamer) for s in body]
+    prologue = [b for b in prologue if not (bound_names(b) & set(settled))]
+    return body, prologue
 
 
 def _assigned(body) -> set:

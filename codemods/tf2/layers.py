@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import libcst as cst
 
 from codemods.tf2 import emit, regularization
+from codemods.tf2.constants import folded_str
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Other, State, StateKind, StateRef, Tensor
 from codemods.tf2.scopes import UNKNOWN, reuse_flag
@@ -200,9 +201,9 @@ def layer_state(site: "CallSite", row: LayerRow, given: dict, create: Callable) 
     in_av = site.ev.value_of(inputs)
     shape = shp.of(in_av)
     name_node = given.get("name", given.get("scope"))
-    name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else None
+    name = folded_str(name_node)
     if name_node is not None and name is None:
-        site.refuse(f"`{_short(site.qname)}` with a name that is not a string literal is not converted")
+        site.refuse(f"`{_short(site.qname)}` with a name that is not a string of constants is not converted")
     reuse_arg = given.get("reuse")
     asked = reuse_flag(reuse_arg, getattr(site.ev.value_of(reuse_arg), "qname", None) if reuse_arg else None)
     if asked is UNKNOWN:
@@ -407,6 +408,23 @@ def dropout(site: "CallSite"):
     site.refuse(f"`{_short(site.qname)}` with training={emit.code(training)} is not converted")
 
 
+def one_hot_encoding(site: "CallSite"):
+    """slim's `one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0)`: TF 1.15's
+    `tf.one_hot(labels, num_classes, on_value=on_value, off_value=off_value)` (float32, from its float
+    on and off values), no variables."""
+    site.only({"labels", "num_classes", "on_value", "off_value", "outputs_collections", "scope"}, 4)
+    labels, av = site.arg(0, "labels")
+    depth, _ = site.arg(1, "num_classes")
+    if labels is None or depth is None:
+        site.refuse(f"`{_short(site.qname)}` without its labels and number of classes")
+    on, off = site.arg(2, "on_value")[0] or cst.Float("1.0"), site.arg(3, "off_value")[0] or cst.Float("0.0")
+    if site.arg(None, "outputs_collections")[0] is not None and not _none(site.arg(None, "outputs_collections")[0]):
+        site.refuse(f"`{_short(site.qname)}(outputs_collections=...)`: graph collections are not converted")
+    shape = shp.of(av)
+    node = emit.call(site.tr.tf("tensorflow.one_hot"), labels, depth, on_value=on, off_value=off)
+    return Tensor(None if shape is None else shape + [depth]), node
+
+
 def _none(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -420,6 +438,7 @@ CALLS = {
     **{n: pool for n in POOLS},
     **{n: flatten for n in FLATTEN},
     **{n: dropout for n in DROPOUT},
+    **{n: one_hot_encoding for n in ("slim.one_hot_encoding", "tensorflow.contrib.layers.one_hot_encoding")},
 }
 CREATORS = set(BY_NAME)
 __all__ = ["CALLS", "CREATORS", "LAYERS", "Other", "StateRef"]

@@ -21,6 +21,7 @@ from codemods.tf2 import emit, regularization
 from codemods.tf2.batch_norm import collection as batch_norm_collection
 from codemods.tf2 import shapes as shp
 from codemods.tf2.call_args import FLOAT32, is_false, literal_str
+from codemods.tf2.constants import folded_str
 from codemods.tf2.model import (HOST, GraphOp, Input, Op, OpKind, Other, OtherKind, Scope, Seq, SeqKind, Session,
                                 State, StateKind, StateRef)
 from codemods.tf2.scopes import UNKNOWN, Frame, reuse_flag
@@ -46,7 +47,7 @@ def variable(site: "CallSite"):
         site.refuse("a variable initialized from a placeholder (fed at initialization) is not converted")
     materialize(site, init)
     name_node, _ = site.arg(None, "name")
-    given = literal_str(name_node)
+    given = folded_str(name_node)
     if name_node is not None and given is None:
         site.refuse("tf.Variable(name=<expression>) is not converted")
     tf1 = tr.scopes.variable_name(given)
@@ -68,9 +69,9 @@ def get_variable(site: "CallSite"):
     site.only({"name", "shape", "dtype", "initializer", "trainable"}, 4)
     tr = site.tr
     name_node, _ = site.arg(0, "name")
-    given = literal_str(name_node)
+    given = folded_str(name_node)
     if given is None:
-        site.refuse("tf.get_variable with a name that is not a string literal is not converted")
+        site.refuse("tf.get_variable with a name that is not a string of constants is not converted")
     full = tr.scopes.get_variable_name(given)
     existing = next((s for s in tr.states if s.kind == StateKind.VARIABLE and s.tf1_name == full and s.info.get("get")),
                     None)
@@ -227,8 +228,8 @@ def _one_variable(state: State, tf1: str, expr: cst.BaseExpression) -> StateRef:
     """The item of a collection that is TF 1.x's variable `tf1`: its state, or for one variable of a layer
     or cell (`dense1/kernel`) a variable of its own, reached through the layer (`dense1.kernel`); it is
     not one of the program's states (the layer is), so nothing is made or saved twice."""
-    if state.single or len(state.info.get("vars", [])) < 2:
-        return StateRef(state)
+    if state.single or (len(state.info.get("vars", [])) < 2 and state.kind == StateKind.VARIABLE):
+        return StateRef(state)  # (a layer with one variable, its kernel alone, is reached through the layer too)
     info = {"vars": [(tf1, expr)], "of": state}
     if "owner" in state.info:
         info["owner"] = state.info["owner"]
@@ -284,10 +285,10 @@ def variable_scope(site: "CallSite"):
         path, absolute = None, False
         if literal_str(default) is None:
             site.refuse("variable_scope without a name or a literal default_name")
-    elif literal_str(name) is not None:
-        path, absolute = literal_str(name), False
+    elif folded_str(name) is not None:
+        path, absolute = folded_str(name), False
     else:
-        site.refuse("variable_scope with a name that is not a string literal is not converted")
+        site.refuse("variable_scope with a name that is not a string of constants is not converted")
 
     def enter(tr: "Program", item):
         frame = tr.scopes.enter_variable_scope(path, reuse_value, absolute, literal_str(default), scope_init)
@@ -300,9 +301,9 @@ def variable_scope(site: "CallSite"):
 
 def name_scope(site: "CallSite"):
     name, _ = site.arg(0, "name")
-    value = literal_str(name)
+    value = folded_str(name)
     if name is not None and value is None and not (isinstance(name, cst.Name) and name.value == "None"):
-        site.refuse("name_scope with a name that is not a string literal is not converted")
+        site.refuse("name_scope with a name that is not a string of constants is not converted")
 
     def enter(tr: "Program", item):
         tr.scopes.enter_name_scope(value)
