@@ -43,8 +43,10 @@ class CompoundStatements:
             self.compound(st, out)
             return
         body = list(st.body.body)
-        if body and st.leading_lines:
-            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+        if body and st.leading_lines:  # (the block's first statement keeps its own input line)
+            first = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+            self.origins[first] = self.line_of(body[0])
+            body[0] = first
         if isinstance(av, Session):
             if item.asname is not None:
                 self.bind(item.asname.name, Session())
