@@ -125,12 +125,7 @@ import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
 jobs = json.load(open(sys.argv[1]))  # [[name, case, npz, meta], ...]: every case, one process
 if any(case.get("slim") for _, case, _, _ in jobs):
-    # tf-slim's 4-D batch_norm imports tf_keras.legacy_tf_layers, which tf-keras 2.21 ships as
-    # tf_keras.src.legacy_tf_layers (tf1clip.slim mends the rest)
-    import importlib
-    for sub in ("", ".base", ".normalization"):
-        sys.modules["tf_keras.legacy_tf_layers" + sub] = importlib.import_module("tf_keras.src.legacy_tf_layers" + sub)
-    import tf1clip.slim
+    import tf1clip.slim  # tf-slim with its TF 2.21 breakages mended (a 4-D batch_norm's core layer too)
 
 
 def run_case(case, npz, meta):

@@ -158,8 +158,7 @@ def inline_call(tr: "Program", st, fn: cst.FunctionDef, call: cst.Call, target) 
     prologue = []
     for p in params:
         arg = given[p]
-        if p not in rebound and (_simple(arg) or fixed_values.literal_sequence(arg)
-                                 and fixed_values.read_only_in(list(fn.body.body), p, tr.names.is_tf)):
+        if p not in rebound and _read_as_written(tr, arg, list(fn.body.body), p):
             values[p] = arg  # (a list of constants the body only reads: read there as written, `[None, 784]`)
         else:
             fresh = tr.namer.fresh(p, tr.region_locals)
@@ -214,8 +213,7 @@ def _settled(tr: "Program", body: list, prologue: list, assigned: dict, values: 
     settled = {}
     for p, arg in assigned.items():
         fresh = values[p].value
-        if fresh in bound or not (_simple(arg) or fixed_values.literal_sequence(arg)
-                                  and fixed_values.read_only_in(body, fresh, tr.names.is_tf)):
+        if fresh in bound or not _read_as_written(tr, arg, body, fresh):
             continue
         settled[fresh] = arg
     if not settled:
@@ -224,6 +222,12 @@ def _settled(tr: "Program", body: list, prologue: list, assigned: dict, values: 
     body = [s.visit(renamer) for s in body]
     prologue = [b for b in prologue if not (bound_names(b) & set(settled))]
     return body, prologue
+
+
+def _read_as_written(tr: "Program", arg: cst.BaseExpression, body: list, name: str) -> bool:
+    """An argument the body may read in place of its parameter `name`: a value that reads the same anywhere,
+    or a list of constants the body only reads."""
+    return _simple(arg) or fixed_values.literal_sequence(arg) and fixed_values.read_only_in(body, name, tr.names.is_tf)
 
 
 def _assigned(body) -> set:
