@@ -22,6 +22,7 @@ CLASSES = {  # fixture -> updates its whole run makes
     "assign_gradient_descent.py": 8,
     "assign_integer_sessions.py": 4,  # its first part writes 4 times
     "rnn_dropout_loop.py": 6,
+    "rnn_batch_norm_deps.py": 6,
     "checkpoint_resume.py": 6,
     "estimator_dropout_unseeded.py": 6,
     "ragged_batches.py": 6,  # np.array of ragged pairs: an object array on both sides

@@ -22,13 +22,8 @@ draw the same numbers:
   with the graph's seed as the first. A TF 1.x script and its translation build their
   samplers in the same order, so they draw the same classes run after run. A sampler given a
   seed keeps it.
-- A TF 1.x while loop (`dynamic_rnn`, `tf.scan`, `map_fn`, ...) runs one iteration at a time
-  (`parallel_iterations=1`). A random op inside the loop body (the dropout of a
-  `DropoutWrapper` cell) is one stateful kernel that draws once per iteration; with iterations
-  in flight together, which time step gets which draw depends on thread scheduling, so even
-  one program run twice differs (TF 1.x too). Run in order, the draws follow the time steps.
-  The loop's results do not depend on `parallel_iterations` otherwise: it only bounds how many
-  iterations run at once.
+- TF 1.x while loops run one iteration at a time where their order could change a draw
+  (`while_loops.py`).
 """
 from __future__ import annotations
 
@@ -140,30 +135,6 @@ def seed_everything(seed: int) -> None:
     graph = getattr(stack, "_global_default_graph", None) if stack is not None else ops.get_default_graph()
     if graph is not None and graph.seed is None:
         graph.seed = seed
-
-
-def sequential_while_loops() -> None:
-    """TF 1.x while loops (graph mode's `WhileContext`, which `dynamic_rnn`, `tf.scan`,
-    `map_fn` and `tf.while_loop` build) run one iteration at a time, whatever
-    `parallel_iterations` they were given. Adds no graph ops."""
-    from tensorflow.python.ops import control_flow_ops
-
-    def make_init(original):
-        def _init_from_args(self, maximum_iterations, parallel_iterations, *args, **kwargs):
-            return original(self, maximum_iterations, 1, *args, **kwargs)
-        return _init_from_args
-
-    wrap(control_flow_ops.WhileContext, "_init_from_args", make_init)
-
-    # TF 2's while loops (a While op, inside tf.function) take the same bound as an argument.
-    from tensorflow.python.ops import while_v2
-
-    def make_while_v2(original):
-        def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, *args, **kwargs):
-            return original(cond, body, loop_vars, shape_invariants, 1, *args, **kwargs)
-        return while_loop
-
-    wrap(while_v2, "while_loop", make_while_v2)
 
 
 def seed_candidate_samplers() -> None:

@@ -33,7 +33,7 @@ import sys
 import traceback
 
 from tf1clip.parity.distribute import provide_replicas
-from tf1clip.parity import initializers, keyed_draws, pipelines, randomness, workdir
+from tf1clip.parity import initializers, keyed_draws, pipelines, randomness, while_loops, workdir
 from tf1clip.parity.hooks import graph as graph_hooks
 from tf1clip.parity.hooks import install_hooks
 from tf1clip.parity.recorder import Recorder, StopParity
@@ -101,7 +101,7 @@ def main(argv=None):
         import tf1clip.v1  # noqa: F401 - graph mode, as the script expects (TensorFlow imported here)
     randomness.seed_everything(opts.seed)
     randomness.seed_candidate_samplers()
-    randomness.sequential_while_loops()
+    while_loops.one_iteration_at_a_time()
     pipelines.one_schedule()
     import tensorflow as tf
 
