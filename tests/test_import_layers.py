@@ -24,7 +24,7 @@ LAYERS = (
         "api_names", "api_arguments", "api_changes", "optimizer_table", "optimizer_twins", "mnist_reader", "failures",
         "twins", "twins.*"}),
     ("typed model", {"model", "shapes"}),
-    ("analysis", {"callees", "module_kinds", "user_modules", "imported_functions", "fixed_values", "constants", "unroll", "versions", "hoist", "named_lambdas", "list_growth", "effects", "reaching", "value_snapshots", "random_draws", "step_reads", "step_locals", "elements", "item_uses", "item_checks", "known_gaps",
+    ("analysis", {"callees", "module_kinds", "user_modules", "imported_functions", "fixed_values", "host_shapes", "constants", "unroll", "versions", "hoist", "named_lambdas", "list_growth", "effects", "reaching", "value_snapshots", "random_draws", "step_reads", "step_locals", "elements", "item_uses", "item_checks", "known_gaps",
                   "distribute_analysis"}),
     ("the program as converters see it", {"interfaces", "program", "call_site"}),
     ("construct converters", {

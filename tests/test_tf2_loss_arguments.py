@@ -2,7 +2,7 @@
 expression is bound to a name of its own first, one value statement, so that the loss's TF 1.x formula,
 which reads its labels and predictions more than once, reads the one value TF 1.x built (a dropout in
 it draws once, as in TF 1.x's graph). Variants: predictions, labels, both, with weights, one-hot labels
-of a cast, sparse labels cast, inside a helper, a dropout in the predictions, through an alias. Each
+of a cast, sparse labels cast, inside a helper, a dropout in the predictions, through an alias, with a scope. Each
 trains like the original under `tf1clip parity` (its start values fixed: NEW prints what OLD printed)."""
 import re
 
@@ -30,6 +30,11 @@ CONVERTS = {
     "a_dropout_inside": "tf.set_random_seed(3)\n"
                         "loss = tf.losses.mean_squared_error(y, tf.matmul(tf.nn.dropout(tf.matmul(x, W), 0.5), V))\n",
     "through_an_alias": f"L = tf.losses\nloss = L.mean_squared_error(y, {PRED})\n",
+    # a scope only named TF 1.x's ops: dropped (nothing reads the LOSSES collection by scope)
+    "with_a_scope": f"loss = tf.losses.mean_squared_error(y, {PRED}, scope='loss')\n",
+    "sparse_with_a_scope_in_a_helper": "def cost(labels, logits):\n    return tf.losses.sparse_softmax_cross_entropy("
+                                       "labels, logits, scope='cost')\nloss = cost(tf.cast(y[:, 0] > 0, tf.int32), "
+                                       "tf.matmul(x, W))\n",
 }
 
 

@@ -10,7 +10,9 @@ collection, which `tf.losses.get_total_loss()` sums (`add_n`) with the regulariz
 the formula (`reduction=SUM`: the sum, not divided; MEAN and SUM_OVER_BATCH_SIZE divide as the
 default does with weights 1.0); weights that are a number or a scalar graph value are TF 1.x's
 `compute_weighted_loss` spelled out, label smoothing (a number) TF 1.x's smoothing of the labels;
-other weights, scopes and reduction NONE are refused.
+other weights and reduction NONE are refused. A `scope` only named TF 1.x's ops (the LOSSES collection is
+read here by `get_total_loss()` alone, never by scope: `get_total_loss(scope=)` and `get_collection(LOSSES)`
+are refused), so it is dropped.
 Static shapes decide nothing else: where TF 1.x checked labels and predictions compatible, a pair
 known here to be incompatible is refused (TF 1.x raised), and any other pair gets the same formula
 (TF 1.x broadcast them at run time as TF 2 does). `sparse_softmax_cross_entropy` first squeezed a
@@ -86,7 +88,7 @@ def loss(site: "CallSite"):
     q = CONTRIB.get(site.qname, site.qname)
     params, template, same_shape = LOSSES[q]
     smoothing = q in SMOOTHING
-    site.only(set(params) | ({"weights"} if contrib else {"reduction", "weights"})
+    site.only(set(params) | ({"weights", "scope"} if contrib else {"reduction", "weights", "scope"})
               | ({"label_smoothing"} if smoothing else set()), 4 if smoothing else 3)
     tr = site.tr
     reduction = _reduction(site)

@@ -104,8 +104,15 @@ def _input(site, dtype, shape, default, computed: bool = False):
         "Placeholder" if default is None and not computed else "PlaceholderWithDefault")))
     # a name the file binds once to a list of constants, and only reads, holds that list: its dimensions
     known = fixed_values.fixed_sequence(tr.fixed(), shape) if isinstance(shape, cst.Name) else None
-    ph = Placeholder(site.target, dtype, shape, shp.from_literal(known or shape) if shape is not None else None,
-                     tr.line, len(tr.placeholders), default, tf1_name=op_name + ":0", computed=computed)
+    dims = shp.from_literal(known or shape) if shape is not None else None
+    if dims is None and shape is not None:  # `x.shape` of a NumPy array the script made: its dimensions
+        array = tr.host_shapes().dims_of(shape)
+        dims = None if array is None else [shp.integer(d) for d in array]
+        if dims is not None:
+            tr.note(f"placeholder `{site.target}`: `{emit.code(shape)}` is {tuple(array)}, the shape of the array "
+                    "the script made (TF 1.x's static shape)")
+    ph = Placeholder(site.target, dtype, shape, dims, tr.line, len(tr.placeholders), default,
+                     tf1_name=op_name + ":0", computed=computed)
     tr.note(f"placeholder `{site.target}` → an argument of the step functions (tf.TensorSpec)")
     return tr.placeholder(ph), site.node
 

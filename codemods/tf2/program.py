@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.tf2 import effects, fixed_values, list_growth, reaching
+from codemods.tf2 import effects, fixed_values, host_shapes, list_growth, reaching
 from codemods.tf2._base import Note, Refuse, walk
 from codemods.tf2.emit import Namer, code
 from codemods.tf2.interfaces import HelperReader, MethodReader, StepBuilder
@@ -167,6 +167,7 @@ class Program:
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
         self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
         self._fixed = None               # the values the file fixes (fixed_values.Fixed)
+        self._host_shapes = None         # the shapes of the NumPy arrays it makes (host_shapes.HostShapes)
         self.followed_locals: frozenset = frozenset()  # lists of helpers read in place, followed (their fresh names)
 
     # -- errors, notes, small builders ------------------------------------------------------------
@@ -298,6 +299,12 @@ class Program:
             first = fixed_values.first_values(self.module)
             self._fixed = fixed_values.Fixed(self.module, self.names.sites or {}, first, reader=self.names.is_tf)
         return self._fixed
+
+    def host_shapes(self) -> "host_shapes.HostShapes":
+        """The shapes of the NumPy arrays the file makes where the file alone decides them (computed once)."""
+        if self._host_shapes is None:
+            self._host_shapes = host_shapes.HostShapes(self.fixed(), self.names.raw)
+        return self._host_shapes
 
     def followed_lists(self) -> frozenset:
         """The lists the file fills statement by statement that are followed item by item (computed once)."""
