@@ -44,7 +44,8 @@ class OpKind(enum.Enum):
     TRAIN = "train"
     INIT = "init"                    # a variables' initializer
     ASSIGN = "assign"
-    GROUP = "group"                  # fetched by session.py, but no construct makes one (tf.group is refused)
+    GROUP = "group"                  # fetched by session.py, but no construct makes one (tf.group of initializers is
+    #                                  an INIT, of other ops refused)
     ITERATOR_INIT = "iterator_init"
     SUMMARY = "summary"
     MERGED = "merged"                # merged summaries

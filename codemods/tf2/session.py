@@ -38,6 +38,7 @@ class Fetch:
     ref_variable: bool = False      # a variable of the program: TF 1.x made it a ref variable (see `translate`)
     gives: bool = False             # an update op whose TF 1.x run gave a value (`GraphOp.info["gives"]`)
     value: bool = False             # that value, when this run keeps it: the step returns it
+    initializes_nothing: bool = False  # an initializer of local variables only: the program makes none
 
 
 def _run_parts(tr: "Program", node) -> Optional[tuple]:
@@ -89,7 +90,7 @@ def _fetch(tr: "Program", node) -> Fetch:
                   "in with tf.control_dependencies instead)")
     if isinstance(av, Op):
         if av.op.kind == OpKind.INIT:
-            return Fetch(FetchKind.INIT, new)
+            return Fetch(FetchKind.INIT, new, initializes_nothing=bool(av.op.info.get("local")))
         if av.op.kind == OpKind.ITERATOR_INIT:
             return Fetch(FetchKind.ITERATOR_INIT, new, host=av.op)
         if av.op.kind in (OpKind.SUMMARY, OpKind.MERGED):
@@ -168,6 +169,9 @@ def translate(tr: "Program", fetch_node, feed_node, targets=None, used: bool = T
     feeds = feed_dicts.feeds_of(tr, feed_node) if runtime is None else []
     _record_bindings(tr, structure, targets)
     if all(l.kind == FetchKind.INIT for l in leaves):
+        if all(l.initializes_nothing for l in leaves):
+            tr.note("sess.run(local variables' initializer) dropped: the program makes no local variable")
+            return None, targets
         if tr.runs_seen or tr.loop_depth:
             tr.refuse("the initializer runs again after training started (or in a loop): re-initializing the "
                       "variables is not converted")

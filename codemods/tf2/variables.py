@@ -267,6 +267,34 @@ def initializer_op(site: "CallSite"):
     return Op(GraphOp(OpKind.INIT, info={"all": True})), site.node
 
 
+def local_initializer_op(site: "CallSite"):
+    """`tf.local_variables_initializer()`: initializes the LOCAL_VARIABLES collection, which is empty in a
+    program the TF2 tier converts (every maker of local variables is refused: `tf.metrics.*`, input
+    producers with `num_epochs`, `get_local_variable`, `collections=` of a variable): it does nothing."""
+    site.only(set(), 0)
+    site.tr.note("tf.local_variables_initializer(): the program makes no local variable, so it initializes nothing")
+    return Op(GraphOp(OpKind.INIT, info={"local": True})), site.node
+
+
+def group(site: "CallSite"):
+    """`tf.group(init_a, init_b, ...)` of initializers (`tf.group(tf.global_variables_initializer(),
+    tf.local_variables_initializer())`): the initializer of them all. A group of other ops (updates, which
+    TF 1.x ran in no order) is refused."""
+    site.only({"name"}, 64)
+    parts = []
+    for a in site.node.args:
+        if a.keyword is not None:
+            continue
+        items = a.value.elements if isinstance(a.value, (cst.List, cst.Tuple)) else [a]
+        parts += [(item.value, site.ev.value_of(item.value)) for item in items]
+    if not parts or not all(isinstance(av, Op) and av.op.kind == OpKind.INIT for _, av in parts):
+        other = next((node for node, av in parts if not (isinstance(av, Op) and av.op.kind == OpKind.INIT)), None)
+        site.refuse(f"tf.group of `{emit.code(other)}`, not a variables' initializer, is not converted (TF 1.x ran "
+                    "the grouped ops in no order)" if other is not None else "tf.group of nothing is not converted")
+    local = all(av.op.info.get("local") for _, av in parts)
+    return Op(GraphOp(OpKind.INIT, info={"local": True} if local else {"all": True})), site.node
+
+
 # -- scopes -------------------------------------------------------------------------------------------
 def variable_scope(site: "CallSite"):
     site.only({"name_or_scope", "default_name", "values", "reuse", "initializer"}, 3)
@@ -347,6 +375,9 @@ CALLS = {
     "tensorflow.get_collection": get_collection,
     "tensorflow.global_variables_initializer": initializer_op,
     "tensorflow.initialize_all_variables": initializer_op,
+    "tensorflow.local_variables_initializer": local_initializer_op,
+    "tensorflow.initialize_local_variables": local_initializer_op,
+    "tensorflow.group": group,
     "tensorflow.variable_scope": variable_scope,
     "tensorflow.get_variable_scope": get_variable_scope,
     "tensorflow.name_scope": name_scope,
