@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemods.tf2 import emit
+from codemods.tf2 import emit, step_reads
 from codemods.tf2 import shapes as shp
 from codemods.tf2.layers import conv_shape, is_false
 from codemods.tf2.model import State, StateKind, StateRef, Tensor
@@ -73,6 +73,7 @@ def call_keras_layer(site: "CallSite"):
         if shape is None or shape[-1] is None:
             site.refuse(f"the input of Keras layer `{state.name}` has no known static width: it could not be built "
                         "where TF 1.x created its variables")
+        step_reads.check_dims(tr, [shape[-1]], tr.line, f"the build of Keras layer `{state.name}`")
         dims = [None] * (len(shape) - 1) + [shape[-1]]
         if state.info["keras"] == "Embedding":
             dims = [None] * len(shape)

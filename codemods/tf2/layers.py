@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit, regularization
+from codemods.tf2 import emit, regularization, step_reads
 from codemods.tf2.constants import folded_str
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import HOST, Input, Other, State, StateKind, StateRef, Tensor
@@ -252,6 +252,7 @@ def _create(site: "CallSite", row: LayerRow, given: dict, tf1: str, shape) -> St
     if shape is None or shape[-1] is None:
         site.refuse(f"the input of `{_short(site.qname)}` has no known static width: the Keras layer could not "
                     "be built where TF 1.x created its variables")
+    step_reads.check_dims(tr, [shape[-1]], tr.line, f"the build of `{_short(site.qname)}`'s Keras layer")
     args = []
     for spec in row.args:
         if spec.keras is None or spec.tf1 not in given:

@@ -146,6 +146,7 @@ class Placeholder:
     spec: Optional[cst.BaseExpression] = None     # its TensorSpec (structure), when not shape and dtype
     tf1_name: Optional[str] = None                # TF 1.x's tensor name ("X:0")
     computed: bool = False                        # its default is a graph value: a Comp binds it when not fed
+    at: tuple = ()                                # the statements being read where it was made (`Comp.at`)
 
 
 @dataclass(eq=False)

@@ -112,7 +112,7 @@ def _input(site, dtype, shape, default, computed: bool = False):
             tr.note(f"placeholder `{site.target}`: `{emit.code(shape)}` is {tuple(array)}, the shape of the array "
                     "the script made (TF 1.x's static shape)")
     ph = Placeholder(site.target, dtype, shape, dims, tr.line, len(tr.placeholders), default,
-                     tf1_name=op_name + ":0", computed=computed)
+                     tf1_name=op_name + ":0", computed=computed, at=tuple(tr.reading))
     tr.note(f"placeholder `{site.target}` → an argument of the step functions (tf.TensorSpec)")
     return tr.placeholder(ph), site.node
 

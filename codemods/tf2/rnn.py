@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from codemods.tf2 import emit, twins
+from codemods.tf2 import emit, step_reads, twins
 from codemods.tf2 import shapes as shp
 from codemods.tf2.model import Other, OtherKind, Seq, SeqKind, State, StateKind, Tensor
 from codemods.tf2.names import short
@@ -60,6 +60,7 @@ def rnn(site: "CallSite"):
     if step_shape is None or step_shape[-1] is None or (not static and len(step_shape) != 3):
         site.refuse(f"the input of `{short(site.qname)}` has no known static width: the cell could not be built "
                     "where TF 1.x created its variables")
+    step_reads.check_dims(tr, [step_shape[-1]], tr.line, f"the build of `{short(site.qname)}`'s cell")
     prefix = tr.scopes.get_variable_name(scope)
     subs = [("fw", ".fw.cell"), ("bw", ".bw.cell")] if bidirectional else [("", ".cell")]
     py = tr.namer.fresh(prefix.replace("/", "_"))

@@ -20,7 +20,7 @@ import libcst as cst
 
 from codemods.children import children
 from codemods.tf2._base import NameTransformer
-from codemods.tf2.reaching import free_names
+from codemods.tf2.reaching import free_names, read_names
 from codemods.tf2.syntax import assignments, is_literal, walk_statements
 
 
@@ -78,6 +78,54 @@ def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) ->
         tr.note(f"`{name}` read in the step as {tr.code(literal)}, the value TF 1.x built the graph with (it is "
                 "bound again before the step is traced)")
     return definition.visit(_Literals(literals))
+
+
+def rebound_between(tr, node, built: int, at: tuple, line: int):
+    """(name, line) of a name `node` reads (directly, or through the module's functions it calls) that another
+    definition reaches at the statement at `line` than reached the statement at `built`, where TF 1.x read
+    it, with the line of that other definition; None when every name reads alike there. When `built` is in
+    a function read from the statements `at` (`Comp.at`), a global is compared at the last of those in the
+    scope of `line`; the function's own names are its own (bound there, not by the script later)."""
+    defs = tr.definitions()
+    scope = defs.scope_at(line)
+    inner = defs.scope_at(built)
+    if inner is not scope:
+        outer = [a for a in at if a in scope.before and defs.scope_at(a) is scope]
+        if not outer:
+            return None
+        built = outer[-1]
+    functions = {st.name.value: st for st in tr.module.body if isinstance(st, cst.FunctionDef)}
+    for name in sorted(through_functions(read_names(node), functions, {})):
+        if inner is not scope and name in inner.local:
+            continue
+        then, now = defs.reaching(scope, built, name), defs.reaching(scope, line, name)
+        if now != then:
+            return name, min(now - then, default=line)
+    return None
+
+
+def check_placeholder_shape(tr, placeholder, line: int, what: str) -> None:
+    """Refuse when a name the shape of `placeholder` reads is bound again between where TF 1.x made the
+    placeholder and the statement at `line`, where the TF 2 program evaluates that shape (`what`)."""
+    if placeholder.shape is None or placeholder.spec is not None:
+        return
+    changed = rebound_between(tr, placeholder.shape, placeholder.line, placeholder.at, line)
+    if changed is not None:
+        name, later = changed
+        tr.refuse(f"`{name}` is bound again at line {later} after TF 1.x made placeholder `{placeholder.name}` with "
+                  f"the shape it read (line {placeholder.line}): the TF 2 program reads that shape later, in "
+                  f"{what} (line {line}), and would get the later binding's", later)
+
+
+def check_dims(tr, dims: list, line: int, what: str) -> None:
+    """`check_placeholder_shape` for the placeholder each dimension expression of `dims` comes from (a
+    dimension written as an expression of the placeholder's shape, `[None, X.shape[1]]`)."""
+    for dim in dims:
+        if dim is None or isinstance(dim, cst.Integer):
+            continue
+        for placeholder in tr.placeholders.values():
+            if placeholder.dims is not None and any(d is dim for d in placeholder.dims):
+                check_placeholder_shape(tr, placeholder, line, what)
 
 
 def read_alike(tr, nodes: list, earlier: int, line: int) -> bool:

@@ -301,6 +301,9 @@ class Steps:
         before = None
         if tr.regions:
             definition, before = self._traced(definition, comps, leaves)
+        traced = before.line if before is not None else tr.regions[-1] if tr.regions else tr.line
+        for p in params:  # its input signature reads each placeholder's shape where it is traced
+            step_reads.check_placeholder_shape(tr, tr.placeholders[p], traced, f"the input signature of `{name}`")
         shadowed = step_locals.read_then_bound(definition)
         while shadowed is not None:
             renamed = step_locals.split(definition, shadowed, tr.namer.fresh(shadowed))
