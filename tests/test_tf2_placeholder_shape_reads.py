@@ -8,7 +8,9 @@ X.shape[1]))`, where TF 1.x made its variables) and where it traces the step tha
 the feed: a crash where TF 1.x trained (found while testing this session's array shapes). Which
 definition of each name reaches those points is now checked against the one that reached the
 placeholder (`step_reads.check_placeholder_shape`); a binding after the step is traced (a
-shuffle in the training loop) changes nothing and converts.
+shuffle in the training loop) changes nothing and converts. The same holds for a width another op
+took from the script (`flat = tf.reshape(x, [-1, n])`, then `n = 3`, then a layer on `flat`): each
+name of a static dimension is checked against where TF 1.x read it (`Program.mark_dims`).
 """
 import pytest
 
@@ -66,7 +68,24 @@ def test_a_shape_name_bound_again_before_the_output_reads_it_is_refused(variant)
     assert f"`X` is bound again at line {line} after TF 1.x made placeholder" in message and where in message, message
 
 
+# the same for a width another op took from the script: `tf.reshape(x, [-1, n])`, then `n` bound again
+RESHAPED = (HEAD + "n = 6\nx = tf.placeholder(tf.float32, [None, 2, 3])\ny = tf.placeholder(tf.float32, [None, 1])\n"
+            "flat = tf.reshape(x, [-1, n])\n{between}" + MODEL.replace("dense(x,", "dense(flat,")
+            + LOOP.format(shuffle="").replace("{x: data", "{x: data.reshape(20, 2, 3)").replace("{", "{{")
+            .replace("}", "}}"))
+
+
+def test_a_reshape_width_bound_again_before_the_layer_is_refused():
+    from codemods.tf2.translator import translate
+    script = RESHAPED.format(between="n = 3\n")
+    line, message = refusal(translate(script, "t.py"))
+    assert script.splitlines()[line - 1] == "n = 3"
+    assert f"`n` is bound again at line {line} after TF 1.x read it at line {line - 1} for the width `n`" in message
+    assert "the build of `tf.layers.dense`'s Keras layer" in message, message
+
+
 CONVERTS = {
+    "a_reshape_width_bound_once": RESHAPED.format(between=""),
     "shuffled_in_the_training_loop": HEAD + MODULE_INPUTS + MODEL + LOOP.format(
         shuffle="    data = data[np.arange(20)[::-1]]\n    X = data\n"),
     "a_helper_parameter": (HEAD + "def inputs(n_in):\n    x = tf.placeholder(tf.float32, [None, n_in])\n"
@@ -79,7 +98,7 @@ CONVERTS = {
 def test_a_binding_the_output_does_not_read_there_converts(variant, tmp_path):
     script = CONVERTS[variant]
     out = tier_output(script)
-    assert ".build((None, 6))" in out or ".build((None, X.shape[1]))" in out, out
+    assert any(f".build((None, {w}))" in out for w in ("6", "X.shape[1]", "n")), out
     (tmp_path / "new.py").write_text(out)
     done = run_python(tmp_path / "new.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -56,7 +56,9 @@ def _literal_shape(site, index, keyword):
     if isinstance(node, cst.Call) and site.tr.names.qualified(node.func) == "tensorflow.shape" and \
             len(node.args) == 1 and node.args[0].keyword is None:
         return shp.of(site.ev.value_of(node.args[0].value))
-    return shp.from_literal(node) if node is not None else None
+    dims = shp.from_literal(node) if node is not None else None
+    site.tr.mark_dims(dims)
+    return dims
 
 
 def _bool(node) -> bool:

@@ -164,6 +164,9 @@ class Program:
         self.regions: list = []          # of those, the ones where new step functions are placed
         self.region_blocks: list = []    # the region blocks being read (`RegionBlock`), innermost last
         self.inlined_names: dict = {}    # fresh name of a helper's local read in place -> the input's name
+        # id of a node of a static dimension written in the input -> (the node, the line and the statements being
+        # read where TF 1.x read it): a layer built later on that dimension reads it as TF 1.x did (`step_reads`)
+        self.dim_origins: dict = {}
         self._definitions = None         # reaching definitions of the input (reaching.Definitions)
         self._followed_lists = None      # lists filled statement by statement, followed (list_growth)
         self._fixed = None               # the values the file fixes (fixed_values.Fixed)
@@ -190,6 +193,13 @@ class Program:
     @staticmethod
     def code(node: cst.CSTNode) -> str:
         return code(node)
+
+    def mark_dims(self, dims) -> None:
+        """Note where TF 1.x read the expressions of static dimensions `dims` (the statement being read now)."""
+        for dim in dims or ():
+            if dim is not None and not isinstance(dim, cst.Integer):
+                for node in walk_nodes(dim):
+                    self.dim_origins.setdefault(id(node), (node, self.line, tuple(self.reading)))
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.origins.get(node) or self.names.line(node) or self.line

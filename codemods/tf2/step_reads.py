@@ -119,13 +119,37 @@ def check_placeholder_shape(tr, placeholder, line: int, what: str) -> None:
 
 def check_dims(tr, dims: list, line: int, what: str) -> None:
     """`check_placeholder_shape` for the placeholder each dimension expression of `dims` comes from (a
-    dimension written as an expression of the placeholder's shape, `[None, X.shape[1]]`)."""
+    dimension written as an expression of the placeholder's shape, `[None, X.shape[1]]`); for a dimension of
+    another origin, each name in it from where TF 1.x read it."""
     for dim in dims:
         if dim is None or isinstance(dim, cst.Integer):
             continue
-        for placeholder in tr.placeholders.values():
-            if placeholder.dims is not None and any(d is dim for d in placeholder.dims):
-                check_placeholder_shape(tr, placeholder, line, what)
+        owners = [p for p in tr.placeholders.values() if p.dims is not None and any(d is dim for d in p.dims)]
+        for placeholder in owners:
+            check_placeholder_shape(tr, placeholder, line, what)
+        if owners:
+            continue
+        # a dimension another op's arguments gave (`tf.reshape(x, [-1, n])`): each name in it against the definitions
+        # that reached where TF 1.x read it (`Program.mark_dims`)
+        for node in _walk_names(dim):
+            origin = tr.dim_origins.get(id(node))
+            if origin is None or origin[0] is not node:
+                continue
+            changed = rebound_between(tr, node, origin[1], origin[2], line)
+            if changed is not None:
+                name, later = changed
+                tr.refuse(f"`{name}` is bound again at line {later} after TF 1.x read it at line {origin[1]} for the "
+                          f"width `{tr.code(dim)}`: the TF 2 program reads it later, in {what} (line {line}), and "
+                          "would get the later binding's", later)
+
+
+def _walk_names(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            yield n
+        stack.extend(children(n))
 
 
 def read_alike(tr, nodes: list, earlier: int, line: int) -> bool:

@@ -121,6 +121,7 @@ def get_variable(site: "CallSite"):
     node = emit.with_args(node, args)
     name = _python_name(site, given)
     dims = shp.from_literal(shape) if shape is not None else shp.of(init_av)
+    tr.mark_dims(dims if shape is not None else None)
     state = State(StateKind.VARIABLE, name, full, tr.line, trainable=not is_false(trainable), single=True, shape=dims,
                   info={"get": True, "vars": [(full, cst.Name(name))], "named": True})
     statement = emit.with_comment(emit.assign(name, node), why)
