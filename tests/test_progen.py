@@ -132,12 +132,12 @@ def test_a_seed_gives_one_program():
     assert len({generate(seed)[0] for seed in SAMPLE}) == len(SAMPLE)
 
 
-# 13, 20 and 6 reach the TF2 tier (6 makes its layers in a loop over a list fixed in the file: read as
-# its passes since unroll.py); 410, refused before because the training loop binds `W_out` again before
-# its evaluation run, converts since that step is traced before the loop (steps.Steps._traced). No seed of
-# 0:800 is refused at 8d6efaf, so the sample has no refusal to group. 20 and 6 run an assign op after each
-# update (`op_run=assign_value`: the counter's new value printed, returned by its step).
-DRIVER_SEEDS = "13,20,6,410"
+# 6 reaches the TF2 tier by making its layers in a loop over a list fixed in the file (read as its passes since
+# unroll.py), and runs an assign op after each update (`op_run=assign_value`: the counter's new value printed,
+# returned by its step); 410, refused before because the training loop binds `W_out` again before its evaluation
+# run, converts since that step is traced before the loop (steps.Steps._traced). No seed of 0:800 is refused at
+# 8d6efaf, so the sample has no refusal to group. (Two seeds on CI; benchmarks/progen_run.py runs hundreds.)
+DRIVER_SEEDS = "6,410"
 
 
 def test_driver_runs_migrates_and_proves(tmp_path):
@@ -147,16 +147,16 @@ def test_driver_runs_migrates_and_proves(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(out.read_text())
     f = result["figures"]
-    assert (f["programs"], f["run_ok"], f["generator_bugs"], f["migrate_errors"]) == (4, 4, 0, 0), f
+    assert (f["programs"], f["run_ok"], f["generator_bugs"], f["migrate_errors"]) == (2, 2, 0, 0), f
     rows = {r["seed"]: {**r, "dims": dict(zip(result["dimensions"], r["dims"]))} for r in result["rows"]}
-    assert [rows[s]["tier"] for s in (13, 20, 6, 410)] == ["tf2", "tf2", "tf2", "tf2"]
-    assert [rows[s]["parity"] for s in (13, 20, 6, 410)] == ["PASS"] * 4, [rows[s] for s in (13, 20, 6, 410)]
-    assert (f["tf2_tier"], f["PASS"], f["FAIL"], f["ERROR"]) == (4, 4, 0, 0)
+    assert [rows[s]["tier"] for s in (6, 410)] == ["tf2", "tf2"]
+    assert [rows[s]["parity"] for s in (6, 410)] == ["PASS"] * 2, [rows[s] for s in (6, 410)]
+    assert (f["tf2_tier"], f["PASS"], f["FAIL"], f["ERROR"]) == (2, 2, 0, 0)
     assert result["wrong_conversions"] == [] and result["generator_bugs"] == [] and result["refusals"] == []
     assert rows[410]["dims"]["rebind"] == "loop_var"
-    assert [rows[s]["dims"]["op_run"] for s in (20, 6)] == ["assign_value", "assign_value"]
+    assert rows[6]["dims"]["op_run"] == "assign_value"
     assert rows[6]["dims"]["state"] == "loop"
-    assert "TF2 tier reached: **4/4**" in (tmp_path / "result.md").read_text()
+    assert "TF2 tier reached: **2/2**" in (tmp_path / "result.md").read_text()
     assert "wrong conversions: **0**" in done.stdout
 
 

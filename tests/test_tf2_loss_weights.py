@@ -65,6 +65,7 @@ CONVERTED = {
     "a_fed_scalar": (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=scale) + 0.1 * tf.reduce_mean(pred)"),
     "mean": (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=scale, "
                          "reduction=tf.losses.Reduction.MEAN) + 0.1 * tf.reduce_mean(pred)"),
+    "number_and_a_scope": (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=0.5, scope='l')"),
     "sum": (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=0.5, reduction=tf.losses.Reduction.SUM)"),
     "sum_over_batch": (REGRESSION, "tf.losses.absolute_difference(y, pred, weights=scale, "
                                    "reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE) + 0.1 * tf.reduce_mean(pred)"),
@@ -115,7 +116,6 @@ def test_a_weighted_loss_is_the_hand_computed_value(tmp_path):
     (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=y)", "only a number or a name of a scalar"),
     (CLASSES, "tf.losses.softmax_cross_entropy(labels, logits, label_smoothing=tf.constant(0.1))",
      "(label_smoothing=...)` that is not a number"),
-    (REGRESSION, "tf.losses.mean_squared_error(y, pred, weights=0.5, scope='l')", "scope"),
 ])
 def test_refused_with_a_true_reason(script, loss, reason):
     _, message = refusal(translate(script.format(loss=loss), "t.py"))

@@ -14,7 +14,7 @@ name of a static dimension is checked against where TF 1.x read it (`Program.mar
 """
 import pytest
 
-from conftest import assert_prints_and_trains_alike, refusal, run_python, sampled, tier_output
+from conftest import assert_prints_and_trains_alike, refusal, sampled, tier_output
 
 HEAD = '''import numpy as np
 import tensorflow as tf
@@ -99,9 +99,5 @@ def test_a_binding_the_output_does_not_read_there_converts(variant, tmp_path):
     script = CONVERTS[variant]
     out = tier_output(script)
     assert any(f".build((None, {w}))" in out for w in ("6", "X.shape[1]", "n")), out
-    (tmp_path / "new.py").write_text(out)
-    done = run_python(tmp_path / "new.py", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert [line.split()[0] for line in done.stdout.splitlines()] == ["0", "1", "2"]
-    if variant in sampled(CONVERTS, ()):  # parity and the printed losses: under TF1CLIP_FULL_PROOF
+    if variant in sampled(CONVERTS, ("shuffled_in_the_training_loop",)):  # the others under TF1CLIP_FULL_PROOF
         assert_prints_and_trains_alike(tmp_path, script, 3)
