@@ -21,7 +21,7 @@ import libcst as cst
 from codemods.children import children
 from codemods.tf2._base import NameTransformer
 from codemods.tf2.reaching import free_names, read_names
-from codemods.tf2.syntax import assignments, is_literal, walk_statements
+from codemods.tf2.syntax import assignments, is_literal, walk_nodes, walk_statements
 
 
 def check_step(tr, definition: cst.FunctionDef, comps: list, trace_line: int) -> cst.FunctionDef:
@@ -131,7 +131,7 @@ def check_dims(tr, dims: list, line: int, what: str) -> None:
             continue
         # a dimension another op's arguments gave (`tf.reshape(x, [-1, n])`): each name in it against the definitions
         # that reached where TF 1.x read it (`Program.mark_dims`)
-        for node in _walk_names(dim):
+        for node in (n for n in walk_nodes(dim) if isinstance(n, cst.Name)):
             origin = tr.dim_origins.get(id(node))
             if origin is None or origin[0] is not node:
                 continue
@@ -141,15 +141,6 @@ def check_dims(tr, dims: list, line: int, what: str) -> None:
                 tr.refuse(f"`{name}` is bound again at line {later} after TF 1.x read it at line {origin[1]} for the "
                           f"width `{tr.code(dim)}`: the TF 2 program reads it later, in {what} (line {line}), and "
                           "would get the later binding's", later)
-
-
-def _walk_names(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            yield n
-        stack.extend(children(n))
 
 
 def read_alike(tr, nodes: list, earlier: int, line: int) -> bool:

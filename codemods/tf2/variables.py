@@ -288,10 +288,12 @@ def group(site: "CallSite"):
             continue
         items = a.value.elements if isinstance(a.value, (cst.List, cst.Tuple)) else [a]
         parts += [(item.value, site.ev.value_of(item.value)) for item in items]
-    if not parts or not all(isinstance(av, Op) and av.op.kind == OpKind.INIT for _, av in parts):
-        other = next((node for node, av in parts if not (isinstance(av, Op) and av.op.kind == OpKind.INIT)), None)
+    if not parts:
+        site.refuse("tf.group of nothing is not converted")
+    other = next((node for node, av in parts if not (isinstance(av, Op) and av.op.kind == OpKind.INIT)), None)
+    if other is not None:
         site.refuse(f"tf.group of `{emit.code(other)}`, not a variables' initializer, is not converted (TF 1.x ran "
-                    "the grouped ops in no order)" if other is not None else "tf.group of nothing is not converted")
+                    "the grouped ops in no order)")
     local = all(av.op.info.get("local") for _, av in parts)
     return Op(GraphOp(OpKind.INIT, info={"local": True} if local else {"all": True})), site.node
 
